@@ -1,0 +1,34 @@
+# Two entry points: `make demo` and `make test`. Both create .venv when missing and
+# (re)install only when pyproject.toml changed, so they are idempotent and quick to repeat.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+# numba's on-disk cache of compiled kernels: kept inside the checkout so repeated runs reuse it.
+export NUMBA_CACHE_DIR ?= $(CURDIR)/.numba_cache
+
+.PHONY: demo test lint clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e .
+	touch $@
+
+$(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e ".[dev]"
+	touch $@ $(VENV)/.installed
+
+demo: $(VENV)/.installed
+	$(BIN)/treebound demo
+
+test: $(VENV)/.installed-dev
+	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/python -m pytest -q
+
+lint: $(VENV)/.installed-dev
+	$(BIN)/ruff check src tests benchmarks
+
+clean:
+	rm -rf $(VENV) .numba_cache .pytest_cache

@@ -1,0 +1,1 @@
+"""The ``treebound`` command line (typer). It calls the public API only."""

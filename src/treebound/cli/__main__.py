@@ -1,0 +1,3 @@
+from treebound.cli.main import app
+
+app(prog_name="treebound")

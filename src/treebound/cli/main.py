@@ -1,0 +1,32 @@
+"""Entry point of the ``treebound`` command.
+
+Each area of the library keeps its commands in its own module under ``treebound.cli`` with a
+``register(app, bench_app)`` function; this file only assembles them, so areas never edit each
+other's command code. Modules import heavy dependencies inside the command bodies to keep
+``treebound --help`` fast.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import typer
+
+app = typer.Typer(
+    name="treebound",
+    help="Decision trees whose size is chosen by learning theory instead of cross-validation.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+bench_app = typer.Typer(
+    help="Reproduce the papers' experiments and benchmarks.",
+    no_args_is_help=True,
+)
+app.add_typer(bench_app, name="bench")
+
+#: Modules that contribute commands (each defines ``register(app, bench_app)``).
+COMMAND_MODULES: tuple[str, ...] = ()
+
+for _name in COMMAND_MODULES:
+    importlib.import_module(_name).register(app, bench_app)

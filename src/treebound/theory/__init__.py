@@ -1,0 +1,1 @@
+"""Partitioning functions, growth-function bounds and VC dimension of tree structures."""

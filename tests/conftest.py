@@ -1,0 +1,8 @@
+import numpy as np
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _seed_numpy():
+    """Every test starts from the same global numpy seed (tests should still pass their own rng)."""
+    np.random.seed(0)
