@@ -1,5 +1,30 @@
 """treebound: decision trees whose size is chosen by learning theory instead of cross-validation."""
 
+from treebound.tree import (
+    DecisionTreeClassifier,
+    DecisionTreeRegressor,
+    Tree,
+    export_text,
+    format_rules,
+    load_model,
+    save_model,
+    to_rules,
+)
+
 __version__ = "0.1.0"
 
-__all__: list[str] = ["__version__"]
+#: Every public estimator; the common test module runs each through scikit-learn's checks.
+ESTIMATORS = (DecisionTreeClassifier, DecisionTreeRegressor)
+
+__all__ = [
+    "ESTIMATORS",
+    "DecisionTreeClassifier",
+    "DecisionTreeRegressor",
+    "Tree",
+    "__version__",
+    "export_text",
+    "format_rules",
+    "load_model",
+    "save_model",
+    "to_rules",
+]

@@ -1,0 +1,120 @@
+"""Declarative parameter constraints and shared input checks.
+
+Every estimator declares ``_parameter_constraints`` once (name -> list of accepted forms) and calls
+:func:`validate_parameters` at the start of ``fit``; the error names the estimator, the parameter,
+what is accepted and what was given.
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A number of the given kind (``int`` or ``float``) in a range; ``None`` = unbounded."""
+
+    kind: type
+    low: float | None = None
+    high: float | None = None
+    closed: str = "both"  # "both", "left", "right", "neither"
+
+    def accepts(self, value) -> bool:
+        if isinstance(value, bool | np.bool_):
+            return False
+        if self.kind is int and not isinstance(value, numbers.Integral):
+            return False
+        if self.kind is float and not isinstance(value, numbers.Real):
+            return False
+        if isinstance(value, numbers.Real) and not np.isfinite(value):
+            return False
+        if self.low is not None:
+            if value < self.low or (value == self.low and self.closed in ("right", "neither")):
+                return False
+        if self.high is not None:
+            if value > self.high or (value == self.high and self.closed in ("left", "neither")):
+                return False
+        return True
+
+    def describe(self) -> str:
+        kind = "an int" if self.kind is int else "a float"
+        lo = "-inf" if self.low is None else self.low
+        hi = "inf" if self.high is None else self.high
+        left = "[" if self.closed in ("both", "left") and self.low is not None else "("
+        right = "]" if self.closed in ("both", "right") and self.high is not None else ")"
+        return f"{kind} in {left}{lo}, {hi}{right}"
+
+
+@dataclass(frozen=True)
+class Options:
+    """One of a fixed set of strings."""
+
+    values: tuple[str, ...]
+
+    def accepts(self, value) -> bool:
+        return isinstance(value, str) and value in self.values
+
+    def describe(self) -> str:
+        return "one of " + ", ".join(repr(v) for v in self.values)
+
+
+@dataclass(frozen=True)
+class InstanceOf:
+    """Any instance of the given types (with a readable description)."""
+
+    types: tuple[type, ...]
+    name: str
+
+    def accepts(self, value) -> bool:
+        return isinstance(value, self.types)
+
+    def describe(self) -> str:
+        return self.name
+
+
+def validate_parameters(owner: str, params: dict, constraints: dict) -> None:
+    """Raise a ``ValueError`` (bad value) or ``TypeError`` (bad type) naming the parameter."""
+    for name, accepted in constraints.items():
+        value = params[name]
+        if any(value is None if rule is None else rule.accepts(value) for rule in accepted):
+            continue
+        descriptions = ["None" if rule is None else rule.describe() for rule in accepted]
+        message = (
+            f"{owner}: parameter {name!r} must be {' or '.join(descriptions)}; got {value!r}"
+        )
+        same_kind = any(
+            (rule is None and value is None)
+            or (isinstance(rule, Options) and isinstance(value, str))
+            or (isinstance(rule, Interval) and isinstance(value, numbers.Real)
+                and not isinstance(value, bool))
+            for rule in accepted
+        )
+        raise (ValueError if same_kind else TypeError)(message)
+
+
+def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray:
+    """Float64 weights of length ``n_samples``: finite, non-negative, not all zero."""
+    if sample_weight is None:
+        return np.ones(n_samples, dtype=np.float64)
+    if np.isscalar(sample_weight):
+        sample_weight = np.full(n_samples, sample_weight, dtype=np.float64)
+    try:
+        weights = np.asarray(sample_weight, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"sample_weight must be numeric: {exc}") from None
+    if weights.ndim != 1:
+        raise ValueError(f"sample_weight must be 1-D, got shape {weights.shape}")
+    if weights.shape[0] != n_samples:
+        raise ValueError(
+            f"sample_weight has {weights.shape[0]} entries but X has {n_samples} samples"
+        )
+    if not np.all(np.isfinite(weights)):
+        raise ValueError("sample_weight contains NaN or infinity")
+    if np.any(weights < 0):
+        raise ValueError("sample_weight contains negative values")
+    if not np.any(weights > 0):
+        raise ValueError("sample_weight sums to zero: at least one sample needs positive weight")
+    return np.ascontiguousarray(weights)

@@ -1,0 +1,118 @@
+"""Integer codes for every feature, shared by the exact and the histogram split search.
+
+* exact mode: a numeric feature's code is the rank of its value among the distinct training
+  values, so every threshold scikit-learn would consider is still available;
+* histogram mode: distinct values are grouped into at most ``max_bins`` bins of about equal
+  sample count (a value never straddles two bins);
+* categorical features keep their category codes.
+
+For numeric features ``lo[c]``/``hi[c]`` are the smallest/largest training value with code ``c``;
+a split between codes is placed midway between the largest value sent left and the smallest sent
+right, exactly like scikit-learn's exact splitter.
+
+Search kinds: a numeric feature whose histogram is small (codes x classes <= HISTOGRAM_CELLS) is
+searched by histogram even in exact mode (same result, less work); the others are presorted once
+and kept sorted through stable partitions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from treebound._kernels.grow import KIND_CATEGORICAL, KIND_HISTOGRAM, KIND_PRESORTED
+
+#: In exact mode a numeric feature is histogram-searched when codes x statistics <= this.
+HISTOGRAM_CELLS = 4096
+
+
+@dataclass
+class CodedFeatures:
+    codes: np.ndarray  # (n_features, n_samples) int32
+    codes_t: np.ndarray  # (n_samples, n_hist) uint8: non-presorted features with <= 256 codes
+    n_codes: np.ndarray  # (n_features,) int64
+    kind: np.ndarray  # (n_features,) int64
+    lo_values: np.ndarray  # pooled float64
+    hi_values: np.ndarray
+    value_offset: np.ndarray  # (n_features,) int64
+
+
+def _bin_unique_values(counts: np.ndarray, max_bins: int) -> np.ndarray:
+    """Bin index of each distinct value so bins hold about n / max_bins samples each."""
+    n = counts.sum()
+    before = np.cumsum(counts) - counts
+    raw = np.minimum((before * max_bins) // n, max_bins - 1)
+    # dense renumbering (raw is non-decreasing, possibly with gaps)
+    return np.concatenate([[0], np.cumsum(raw[1:] != raw[:-1])]).astype(np.int64)
+
+
+def rank_values(col: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted distinct values of ``col`` and the rank of every entry among them.
+
+    Faster than ``np.unique(..., return_inverse=True)``: a plain sort finds the distinct values
+    and integer-valued columns with a small range are ranked by table lookup.
+    """
+    uniq = np.unique(col)
+    lo, hi = uniq[0], uniq[-1]
+    span = hi - lo
+    if span < 4 * col.shape[0] + 1024 and np.all(uniq == np.floor(uniq)):
+        table = np.zeros(int(span) + 1, dtype=np.int64)
+        table[(uniq - lo).astype(np.int64)] = np.arange(uniq.shape[0])
+        return uniq, table[(col - lo).astype(np.int64)]
+    return uniq, np.searchsorted(uniq, col)
+
+
+def code_features(X_enc: np.ndarray, n_categories: np.ndarray, splitter: str, max_bins: int,
+                  width: int) -> CodedFeatures:
+    """Codes, search kinds and value ranges of every column of the encoded matrix.
+
+    ``width`` is the number of statistics per code (classes, or 3 for regression).
+    """
+    n, d = X_enc.shape
+    codes = np.empty((d, n), dtype=np.int32)
+    n_codes = np.empty(d, dtype=np.int64)
+    kind = np.empty(d, dtype=np.int64)
+    lo_parts, hi_parts = [], []
+    value_offset = np.zeros(d, dtype=np.int64)
+    pos = 0
+    for j in range(d):
+        col = np.ascontiguousarray(X_enc[:, j])
+        value_offset[j] = pos
+        if n_categories[j] > 0:
+            codes[j] = col.astype(np.int32)
+            n_codes[j] = n_categories[j]
+            kind[j] = KIND_CATEGORICAL
+            continue
+        uniq, rank = rank_values(col)
+        if splitter == "hist" and uniq.shape[0] > max_bins:
+            counts = np.bincount(rank, minlength=uniq.shape[0])
+            code_of_unique = _bin_unique_values(counts, max_bins)
+            q = int(code_of_unique[-1]) + 1
+            first = np.searchsorted(code_of_unique, np.arange(q), side="left")
+            last = np.searchsorted(code_of_unique, np.arange(q), side="right") - 1
+            lo, hi = uniq[first], uniq[last]
+            codes[j] = code_of_unique[rank]
+            kind[j] = KIND_HISTOGRAM
+        else:
+            q = uniq.shape[0]
+            lo = hi = uniq
+            codes[j] = rank
+            use_hist = splitter == "hist" or (q <= 256 and q * width <= HISTOGRAM_CELLS)
+            kind[j] = KIND_HISTOGRAM if use_hist else KIND_PRESORTED
+        n_codes[j] = q
+        lo_parts.append(lo)
+        hi_parts.append(hi)
+        pos += q
+    empty = np.empty(0, dtype=np.float64)
+    hist_features = np.flatnonzero((kind != KIND_PRESORTED) & (n_codes <= 256))
+    codes_t = np.ascontiguousarray(codes[hist_features].T.astype(np.uint8))
+    return CodedFeatures(
+        codes=codes,
+        codes_t=codes_t,
+        n_codes=n_codes,
+        kind=kind,
+        lo_values=np.concatenate(lo_parts).astype(np.float64) if lo_parts else empty,
+        hi_values=np.concatenate(hi_parts).astype(np.float64) if hi_parts else empty,
+        value_offset=value_offset,
+    )

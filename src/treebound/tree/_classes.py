@@ -1,0 +1,351 @@
+"""scikit-learn compatible estimators: they validate, encode and dispatch to the functional core.
+
+Examples
+--------
+>>> from sklearn.datasets import load_iris
+>>> from treebound import DecisionTreeClassifier
+>>> X, y = load_iris(return_X_y=True)
+>>> model = DecisionTreeClassifier(growth="top_down", max_leaf_nodes=4).fit(X, y)
+>>> model.get_n_leaves()
+4
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.utils import check_random_state
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
+
+from treebound._validation import (
+    InstanceOf,
+    Interval,
+    Options,
+    check_sample_weight,
+    validate_parameters,
+)
+from treebound.tree._builder import (
+    CATEGORICAL_SPLITS,
+    CLASSIFICATION_CRITERIA,
+    GROWTH_POLICIES,
+    REGRESSION_CRITERIA,
+    SPLITTERS,
+    GrowthSettings,
+    grow,
+)
+from treebound.tree._encoding import FeatureEncoder, resolve_categorical
+from treebound.tree._model_io import model_from_dict, model_to_dict
+
+_COMMON_CONSTRAINTS = {
+    "growth": [Options(tuple(GROWTH_POLICIES))],
+    "splitter": [Options(SPLITTERS)],
+    "max_bins": [Interval(int, 2, 65535)],
+    "max_depth": [None, Interval(int, 0, None)],
+    "max_leaf_nodes": [None, Interval(int, 2, None)],
+    "min_samples_split": [Interval(int, 2, None), Interval(float, 0.0, 1.0, "right")],
+    "min_samples_leaf": [Interval(int, 1, None), Interval(float, 0.0, 1.0, "neither")],
+    "min_impurity_decrease": [Interval(float, 0.0, None)],
+    "max_features": [None, Interval(int, 1, None), Interval(float, 0.0, 1.0, "right"),
+                     Options(("sqrt", "log2"))],
+    "categorical_features": [None, Options(("auto",)),
+                             InstanceOf((list, tuple, np.ndarray), "a list of column indices, "
+                                        "names or a boolean mask")],
+    "categorical_split": [Options(CATEGORICAL_SPLITS)],
+    "random_state": [None, Interval(int, 0, 2**32 - 1),
+                     InstanceOf((np.random.RandomState,), "a numpy RandomState")],
+}
+
+
+def _check_two_dimensional(X) -> None:
+    if hasattr(X, "toarray") or hasattr(X, "tocsr"):
+        raise TypeError("sparse input is not supported: pass a dense array or DataFrame")
+    ndim = X.ndim if hasattr(X, "ndim") else np.ndim(np.asarray(X, dtype=object))
+    if ndim != 2:
+        raise ValueError(
+            f"Expected 2D array, got {ndim}D array instead. Reshape your data either using "
+            "array.reshape(-1, 1) if your data has a single feature or array.reshape(1, -1) if "
+            "it contains a single sample."
+        )
+
+
+class BaseDecisionTree(BaseEstimator):
+    """Shared fitting, routing and persistence of treebound's tree estimators."""
+
+    _parameter_constraints: dict = {}
+
+    # ------------------------------------------------------------------ fit
+    def _validate_stored_params(self) -> None:
+        validate_parameters(type(self).__name__, self.get_params(deep=False),
+                            self._parameter_constraints)
+
+    def _settings(self, n_samples: int, n_features: int) -> GrowthSettings:
+        min_split = self.min_samples_split
+        if isinstance(min_split, float):
+            min_split = max(2, math.ceil(min_split * n_samples))
+        min_leaf = self.min_samples_leaf
+        if isinstance(min_leaf, float):
+            min_leaf = max(1, math.ceil(min_leaf * n_samples))
+        mf = self.max_features
+        if mf is None:
+            max_features = n_features
+        elif mf == "sqrt":
+            max_features = max(1, int(math.sqrt(n_features)))
+        elif mf == "log2":
+            max_features = max(1, int(math.log2(n_features)))
+        elif isinstance(mf, numbers.Integral):
+            max_features = min(int(mf), n_features)
+        else:
+            max_features = max(1, int(mf * n_features))
+        seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
+        return GrowthSettings(
+            criterion=self.criterion,
+            growth=self.growth,
+            splitter=self.splitter,
+            max_bins=int(self.max_bins),
+            max_depth=self.max_depth,
+            max_leaf_nodes=self.max_leaf_nodes,
+            min_samples_split=int(min_split),
+            min_samples_leaf=int(min_leaf),
+            min_impurity_decrease=float(self.min_impurity_decrease),
+            max_features=int(max_features),
+            categorical_split=self.categorical_split,
+            seed=seed,
+        )
+
+    def _encode_fit(self, X):
+        _check_two_dimensional(X)
+        validate_data(self, X, reset=True, skip_check_array=True)
+        n_features = self.n_features_in_
+        mask = resolve_categorical(X, self.categorical_features, n_features)
+        encoder, X_enc = FeatureEncoder.fit(X, mask)
+        self.encoder_ = encoder
+        return X_enc
+
+    def _encode(self, X) -> np.ndarray:
+        check_is_fitted(self, "tree_")
+        _check_two_dimensional(X)
+        validate_data(self, X, reset=False, skip_check_array=True)
+        return self.encoder_.transform(X)
+
+    def _grow(self, X_enc, y_enc, sample_weight, n_classes):
+        # Zero-weight samples are dropped so that weighting a sample by 0 is the same as removing
+        # it (they would otherwise count towards min_samples_* and move thresholds).
+        positive = sample_weight > 0
+        if not positive.all():
+            X_enc, y_enc, sample_weight = X_enc[positive], y_enc[positive], sample_weight[positive]
+        settings = self._settings(X_enc.shape[0], X_enc.shape[1])
+        self.tree_ = grow(X_enc, y_enc, sample_weight, self.encoder_.n_categories, settings,
+                          n_classes=n_classes)
+        return self
+
+    # -------------------------------------------------------------- routing
+    def apply(self, X) -> np.ndarray:
+        """Index of the leaf each sample ends in."""
+        X_enc = self._encode(X)
+        return self.tree_.apply(X_enc)
+
+    def decision_path(self, X):
+        """Sparse indicator matrix (n_samples, n_nodes) of the nodes each sample visits."""
+        X_enc = self._encode(X)
+        return self.tree_.decision_path(X_enc)
+
+    def get_depth(self) -> int:
+        """Depth of the tree (a single leaf has depth 0)."""
+        check_is_fitted(self, "tree_")
+        return self.tree_.max_depth
+
+    def get_n_leaves(self) -> int:
+        """Number of leaves."""
+        check_is_fitted(self, "tree_")
+        return self.tree_.n_leaves
+
+    def structure(self):
+        """The tree's shape as a :class:`treebound.theory.TreeStructure` (binary trees)."""
+        check_is_fitted(self, "tree_")
+        return self.tree_.structure()
+
+    # ---------------------------------------------------------- persistence
+    def to_dict(self) -> dict:
+        """JSON-ready description of the fitted model (see ``docs/model_format.md``)."""
+        check_is_fitted(self, "tree_")
+        return model_to_dict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict):
+        """Rebuild a fitted model from :meth:`to_dict` output (validated)."""
+        return model_from_dict(cls, data)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = False
+        return tags
+
+
+class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
+    """Decision tree classifier (binary and multiway tests, four criteria, four growth orders).
+
+    Parameters
+    ----------
+    criterion : {"gini", "entropy", "sqrt", "misclassification"}, default="gini"
+        Impurity: Gini ``1 - sum p_k^2``, scaled entropy ``-1/2 sum p_k log2 p_k``,
+        Kearns-Mansour ``1/2 sum_k sqrt(p_k (1 - p_k))`` (``sqrt(p(1-p))`` for two classes) or
+        the misclassification rate ``1 - max p_k``.
+    growth : {"depth_first", "top_down", "best_first", "purest_children"}, default="depth_first"
+        Which leaf is split next when ``max_leaf_nodes`` limits the tree (SPEC section 1):
+        largest gain (``top_down``; ``depth_first`` behaves the same under a budget), largest gain
+        per example (``best_first``), lowest size-normalised child impurity
+        (``purest_children``). Without a budget all orders grow the same tree, except that
+        ``purest_children`` only makes strictly improving splits.
+    splitter : {"exact", "hist"}, default="exact"
+        Exact threshold search over all distinct values, or histogram search over at most
+        ``max_bins`` bins per numeric feature (faster on large data).
+    max_bins : int, default=255
+        Bins per numeric feature in histogram mode.
+    max_depth, max_leaf_nodes, min_samples_split, min_samples_leaf, min_impurity_decrease
+        Stopping rules, as in scikit-learn (``min_impurity_decrease`` compares the split's gain
+        divided by the total training weight).
+    max_features : int, float, "sqrt", "log2" or None, default=None
+        Number of features examined per split (random subset drawn with ``random_state``).
+    categorical_features : "auto", None, list or boolean mask, default="auto"
+        Categorical columns: "auto" takes pandas category/object/string/bool columns; a list names
+        columns by index or name.
+    categorical_split : {"binary", "multiway"}, default="binary"
+        Categorical tests send a subset of categories left (binary) or give every category its
+        own child (ID3-style multiway).
+    random_state : int, RandomState or None, default=None
+        Seeds the feature sampling of ``max_features``.
+
+    Attributes
+    ----------
+    tree_ : treebound.tree.Tree
+        The fitted tree as flat arrays.
+    classes_ : ndarray
+        Class labels.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str (only when fitted on a DataFrame with string columns)
+    """
+
+    _parameter_constraints = {
+        "criterion": [Options(tuple(CLASSIFICATION_CRITERIA))],
+        **_COMMON_CONSTRAINTS,
+    }
+
+    def __init__(self, *, criterion="gini", growth="depth_first", splitter="exact", max_bins=255,
+                 max_depth=None, max_leaf_nodes=None, min_samples_split=2, min_samples_leaf=1,
+                 min_impurity_decrease=0.0, max_features=None, categorical_features="auto",
+                 categorical_split="binary", random_state=None):
+        self.criterion = criterion
+        self.growth = growth
+        self.splitter = splitter
+        self.max_bins = max_bins
+        self.max_depth = max_depth
+        self.max_leaf_nodes = max_leaf_nodes
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_impurity_decrease = min_impurity_decrease
+        self.max_features = max_features
+        self.categorical_features = categorical_features
+        self.categorical_split = categorical_split
+        self.random_state = random_state
+
+    def fit(self, X, y, sample_weight=None):
+        """Grow the tree on ``X`` (array or DataFrame) and class labels ``y``."""
+        self._validate_stored_params()
+        X_enc = self._encode_fit(X)
+        y_enc = self._encode_target(y, X_enc.shape[0])
+        weights = check_sample_weight(sample_weight, X_enc.shape[0])
+        return self._grow(X_enc, y_enc, weights, len(self.classes_))
+
+    def _encode_target(self, y, n_samples: int) -> np.ndarray:
+        if y is None:
+            raise ValueError("DecisionTreeClassifier requires y to be passed, but the target y is None")
+        y = column_or_1d(np.asarray(y) if not hasattr(y, "to_numpy") else y.to_numpy(), warn=True)
+        if y.shape[0] != n_samples:
+            raise ValueError(f"X has {n_samples} samples but y has {y.shape[0]}")
+        check_classification_targets(y)
+        try:
+            classes, y_enc = np.unique(y, return_inverse=True)
+        except TypeError as exc:
+            raise TypeError(f"class labels cannot be ordered ({exc}); use one label type") from None
+        if classes.shape[0] < 2:
+            raise ValueError(
+                f"y contains only one class ({classes[0]!r}): a classifier needs samples of at "
+                "least 2 classes"
+            )
+        self.classes_ = classes
+        return y_enc.astype(np.int32)
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Class frequencies (weighted) of the leaf each sample reaches."""
+        leaves = self.apply(X)
+        counts = self.tree_.value[leaves]
+        totals = counts.sum(axis=1, keepdims=True)
+        uniform = np.full_like(counts, 1.0 / counts.shape[1])
+        return np.divide(counts, totals, out=uniform, where=totals > 0)
+
+    def predict_log_proba(self, X) -> np.ndarray:
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+    def predict(self, X) -> np.ndarray:
+        """Majority class of the leaf (ties go to the smallest class index)."""
+        leaves = self.apply(X)
+        counts = self.tree_.value[leaves]
+        return self.classes_[np.argmax(counts, axis=1)]
+
+
+class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
+    """Decision tree regressor (squared error); same growth options as the classifier.
+
+    Leaves predict the weighted mean of their training targets.
+    """
+
+    _parameter_constraints = {
+        "criterion": [Options(tuple(REGRESSION_CRITERIA))],
+        **_COMMON_CONSTRAINTS,
+    }
+
+    def __init__(self, *, criterion="squared_error", growth="depth_first", splitter="exact",
+                 max_bins=255, max_depth=None, max_leaf_nodes=None, min_samples_split=2,
+                 min_samples_leaf=1, min_impurity_decrease=0.0, max_features=None,
+                 categorical_features="auto", categorical_split="binary", random_state=None):
+        self.criterion = criterion
+        self.growth = growth
+        self.splitter = splitter
+        self.max_bins = max_bins
+        self.max_depth = max_depth
+        self.max_leaf_nodes = max_leaf_nodes
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_impurity_decrease = min_impurity_decrease
+        self.max_features = max_features
+        self.categorical_features = categorical_features
+        self.categorical_split = categorical_split
+        self.random_state = random_state
+
+    def fit(self, X, y, sample_weight=None):
+        """Grow the tree on ``X`` and real-valued targets ``y``."""
+        self._validate_stored_params()
+        X_enc = self._encode_fit(X)
+        if y is None:
+            raise ValueError("DecisionTreeRegressor requires y to be passed, but the target y is None")
+        y = column_or_1d(np.asarray(y) if not hasattr(y, "to_numpy") else y.to_numpy(), warn=True)
+        try:
+            y = y.astype(np.float64)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"regression targets must be numeric: {exc}") from None
+        if y.shape[0] != X_enc.shape[0]:
+            raise ValueError(f"X has {X_enc.shape[0]} samples but y has {y.shape[0]}")
+        if not np.all(np.isfinite(y)):
+            raise ValueError("Input y contains NaN or infinity")
+        weights = check_sample_weight(sample_weight, X_enc.shape[0])
+        return self._grow(X_enc, y, weights, None)
+
+    def predict(self, X) -> np.ndarray:
+        """Mean target of the leaf each sample reaches."""
+        leaves = self.apply(X)
+        return self.tree_.value[leaves, 0].copy()

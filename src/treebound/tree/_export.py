@@ -1,0 +1,256 @@
+"""Human-readable forms of a fitted tree: indented text and rules (a DNF per class).
+
+Both accept a fitted estimator (feature names, categories and class labels come from it) or a
+bare :class:`~treebound.tree.Tree` with optional names.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from treebound.tree._storage import Tree
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One test on a path: ``feature <= value``, ``feature > value`` or ``feature in {...}``."""
+
+    feature: str
+    op: str  # "<=", ">", "in"
+    value: float | tuple
+
+    def __str__(self) -> str:
+        if self.op == "in":
+            if len(self.value) == 1:
+                return f"{self.feature} = {_fmt_category(self.value[0])}"
+            return f"{self.feature} in {{{', '.join(_fmt_category(v) for v in self.value)}}}"
+        return f"{self.feature} {self.op} {_fmt_number(self.value)}"
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A conjunction of conditions (one root-to-leaf path) and what its leaf predicts."""
+
+    conditions: tuple[Condition, ...]
+    prediction: object
+    n_samples: int
+    confidence: float = field(default=float("nan"))
+
+    def __str__(self) -> str:
+        body = " and ".join(f"({c})" for c in self.conditions) if self.conditions else "(always)"
+        return body
+
+
+@dataclass
+class _View:
+    tree: Tree
+    feature_names: list[str]
+    categories: list[list | None]
+    classes: list | None
+
+
+def _view(model, feature_names=None, class_names=None) -> _View:
+    if isinstance(model, Tree):
+        tree = model
+        names = feature_names or [f"x{j}" for j in range(tree.n_features)]
+        cats = [None if q == 0 else list(range(q)) for q in tree.n_categories]
+        classes = None if tree.task == "regression" else (
+            list(class_names) if class_names is not None else list(range(tree.n_classes)))
+        return _View(tree, list(names), cats, classes)
+    tree = model.tree_
+    if feature_names is None:
+        if hasattr(model, "feature_names_in_"):
+            feature_names = [str(n) for n in model.feature_names_in_]
+        elif getattr(model.encoder_, "feature_names", None):
+            feature_names = list(model.encoder_.feature_names)
+        else:
+            feature_names = [f"x{j}" for j in range(tree.n_features)]
+    classes = None
+    if tree.task == "classification":
+        classes = list(class_names) if class_names is not None else list(model.classes_.tolist())
+    return _View(tree, list(feature_names), list(model.encoder_.categories), classes)
+
+
+def _fmt_number(v: float) -> str:
+    return f"{v:.6g}"
+
+
+def _fmt_category(v) -> str:
+    return "<missing>" if v is None else str(v)
+
+
+def _child_conditions(view: _View, node: int) -> list[Condition]:
+    """The condition leading to each child of ``node``, in slot order."""
+    tree = view.tree
+    f = int(tree.feature[node])
+    name = view.feature_names[f]
+    k = int(tree.n_children[node])
+    off = int(tree.category_offset[node])
+    if off < 0:
+        thr = float(tree.threshold[node])
+        return [Condition(name, "<=", thr), Condition(name, ">", thr)]
+    cats = view.categories[f]
+    width = int(tree.n_categories[f])
+    slots = tree.category_child[off : off + width]
+    return [Condition(name, "in", tuple(cats[c] for c in range(width) if slots[c] == j))
+            for j in range(k)]
+
+
+def _leaf_text(view: _View, node: int, show_counts: bool) -> str:
+    value = view.tree.value[node]
+    if view.classes is None:
+        return f"value: {_fmt_number(float(value[0]))} (n={int(view.tree.n_node_samples[node])})"
+    label = view.classes[int(np.argmax(value))]
+    text = f"class: {label}"
+    if show_counts:
+        text += " " + str([_fmt_number(float(v)) for v in value]).replace("'", "")
+    return text
+
+
+def export_text(model, *, feature_names=None, class_names=None, max_depth: int | None = None,
+                show_counts: bool = False) -> str:
+    """Indented text of the tree, one line per test outcome (scikit-learn style).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from treebound import DecisionTreeClassifier, export_text
+    >>> X, y = load_iris(return_X_y=True)
+    >>> print(export_text(DecisionTreeClassifier(max_depth=1).fit(X, y)))
+    |--- x2 <= 2.45
+    |   |--- class: 0
+    |--- x2 > 2.45
+    |   |--- class: 1
+    """
+    view = _view(model, feature_names, class_names)
+    if view.tree.first_child[0] < 0:
+        return "|--- " + _leaf_text(view, 0, show_counts)
+    return "\n".join(_render(view, show_counts, max_depth))
+
+
+def _render(view: _View, show_counts: bool, max_depth: int | None) -> list[str]:
+    tree = view.tree
+    out: list[str] = []
+
+    def visit(node: int, depth: int) -> None:
+        conds = _child_conditions(view, node)
+        for j, child in enumerate(tree.children(node)):
+            out.append(f"{'|   ' * depth}|--- {conds[j]}")
+            child = int(child)
+            pad = "|   " * (depth + 1)
+            if tree.first_child[child] < 0:
+                out.append(f"{pad}|--- {_leaf_text(view, child, show_counts)}")
+            elif max_depth is not None and depth + 1 >= max_depth:
+                out.append(f"{pad}|--- (subtree of {int(tree.n_node_samples[child])} samples)")
+            else:
+                visit(child, depth + 1)
+
+    visit(0, 0)
+    return out
+
+
+def _simplify(conditions: list[Condition]) -> tuple[Condition, ...]:
+    """Merge repeated tests of a feature on one path (tightest bounds, intersected sets)."""
+    upper: dict[str, float] = {}
+    lower: dict[str, float] = {}
+    sets: dict[str, tuple] = {}
+    order: list[tuple[str, str]] = []
+    for c in conditions:
+        key = (c.feature, "in" if c.op == "in" else c.op)
+        if key not in order:
+            order.append(key)
+        if c.op == "<=":
+            upper[c.feature] = min(upper.get(c.feature, np.inf), c.value)
+        elif c.op == ">":
+            lower[c.feature] = max(lower.get(c.feature, -np.inf), c.value)
+        else:
+            prev = sets.get(c.feature)
+            sets[c.feature] = c.value if prev is None else tuple(v for v in prev if v in c.value)
+    out = []
+    for feature, op in order:
+        if op == "<=":
+            out.append(Condition(feature, "<=", upper[feature]))
+        elif op == ">":
+            out.append(Condition(feature, ">", lower[feature]))
+        else:
+            out.append(Condition(feature, "in", sets[feature]))
+    return tuple(out)
+
+
+def leaf_rules(model, *, feature_names=None, class_names=None) -> list[Rule]:
+    """One rule per leaf (left-to-right order), with the leaf's prediction and confidence."""
+    view = _view(model, feature_names, class_names)
+    tree = view.tree
+    rules: list[Rule] = []
+
+    def visit(node: int, path: list[Condition]) -> None:
+        if tree.first_child[node] < 0:
+            value = tree.value[node]
+            if view.classes is None:
+                prediction, confidence = float(value[0]), float("nan")
+            else:
+                k = int(np.argmax(value))
+                total = float(value.sum())
+                prediction = view.classes[k]
+                confidence = float(value[k] / total) if total > 0 else float("nan")
+            rules.append(Rule(_simplify(path), prediction, int(tree.n_node_samples[node]),
+                              confidence))
+            return
+        conds = _child_conditions(view, node)
+        for j, child in enumerate(tree.children(node)):
+            visit(int(child), path + [conds[j]])
+
+    visit(0, [])
+    return rules
+
+
+def to_rules(model, *, feature_names=None, class_names=None):
+    """The tree as rules: a DNF per class.
+
+    For a binary classifier, the list of conjunctions (one per path to a leaf predicting the
+    positive class, ``classes_[1]``): their disjunction is the tree's positive region. Otherwise
+    a dict mapping each class (or, for regression, each leaf value) to its list of rules.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from treebound import DecisionTreeClassifier, to_rules
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> rules = to_rules(DecisionTreeClassifier(max_depth=2).fit(X, y))
+    >>> print(" OR ".join(str(r) for r in rules))
+    (x27 <= 0.1359) and (x20 <= 16.81)
+    """
+    rules = leaf_rules(model, feature_names=feature_names, class_names=class_names)
+    view = _view(model, feature_names, class_names)
+    if view.classes is not None and len(view.classes) == 2:
+        positive = view.classes[1]
+        return [r for r in rules if r.prediction == positive]
+    grouped: dict = {}
+    for r in rules:
+        grouped.setdefault(r.prediction, []).append(r)
+    return grouped
+
+
+def format_rules(model, *, feature_names=None, class_names=None) -> str:
+    """Readable text of :func:`to_rules`: ``IF ... THEN class`` lines."""
+    rules = leaf_rules(model, feature_names=feature_names, class_names=class_names)
+    view = _view(model, feature_names, class_names)
+    lines = []
+    if view.classes is not None and len(view.classes) == 2:
+        positive = view.classes[1]
+        dnf = [r for r in rules if r.prediction == positive]
+        lines.append(f"class {positive} IF")
+        for i, r in enumerate(dnf):
+            lines.append(f"  {'   ' if i == 0 else 'OR '}{r}   [n={r.n_samples}, "
+                         f"conf={r.confidence:.3f}]")
+        if not dnf:
+            lines.append("  (never)")
+        lines.append(f"ELSE class {view.classes[0]}")
+        return "\n".join(lines)
+    for r in rules:
+        extra = f"conf={r.confidence:.3f}, " if view.classes is not None else ""
+        pred = _fmt_number(r.prediction) if view.classes is None else r.prediction
+        lines.append(f"IF {r} THEN {pred}   [{extra}n={r.n_samples}]")
+    return "\n".join(lines)
