@@ -29,6 +29,7 @@ __all__ = [
     "SWEEPS",
     "PopulationSweep",
     "SweepResult",
+    "figure4_panel",
     "plot_mic_histograms",
     "run_population_sweep",
     "write_sweep_outputs",
@@ -40,6 +41,9 @@ FAR_FROM_OPTIMAL = 0.05
 
 #: Greedy runs per kernel call (one progress step).
 BATCH_SIZE = 512
+
+#: Legend names of the growth policies, in plotting order.
+POLICY_LABELS = {"top_down": "TopDown", "best_first": "BestFirst"}
 
 
 @dataclass(frozen=True)
@@ -205,7 +209,7 @@ def run_population_sweep(
                 )
 
             # Threads, not processes: the kernel releases the GIL and nothing needs pickling.
-            for b, part in Parallel(n_jobs=jobs, prefer="threads", return_as="generator_unordered")(
+            for b, part in Parallel(n_jobs=jobs, prefer="threads", return_as="generator")(
                 delayed(run_batch)(b) for b in range(len(batches))
             ):
                 parts[b] = part
@@ -217,45 +221,49 @@ def run_population_sweep(
 
 
 def write_sweep_outputs(result: SweepResult, out_dir: Path) -> dict[str, Path]:
-    """Write ``mic_<sweep>.csv`` (one row per DNF) and ``mic_<sweep>.png`` (Figure 4 panel)."""
+    """Write ``mic_<sweep>.csv`` (one row per DNF) and ``mic_<sweep>.png`` (a Figure 4 panel)."""
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
     csv_path = out_dir / f"mic_{result.sweep.name}.csv"
     result.summary_frame().to_csv(csv_path, index_label="dnf")
     png_path = out_dir / f"mic_{result.sweep.name}.png"
-    plot_mic_histograms([result], png_path)
+    panel = figure4_panel(
+        result.sweep.name,
+        {label: result.mic(policy, "least_probable") for policy, label in POLICY_LABELS.items()},
+    )
+    plot_mic_histograms([panel], png_path, t_star=result.t_max)
     return {"csv": csv_path, "png": png_path}
 
 
-def plot_mic_histograms(
-    results: list[SweepResult], path: Path, tie_break: str = "least_probable"
-) -> Path:
-    """Figure 4: per sweep, histograms of m(t_max) over all DNFs, TopDown vs BestFirst, log y."""
+def figure4_panel(title: str, values: dict[str, np.ndarray]) -> tuple[str, dict[str, np.ndarray]]:
+    """One panel of Figure 4: a title and m(t*) over all DNFs per algorithm."""
+    first = next(iter(values.values()))
+    return f"{title} ({first.size:,} DNFs)", values
+
+
+def plot_mic_histograms(panels, path: Path, t_star: int, suptitle: str | None = None) -> Path:
+    """Figure 4: histograms of m(t*) over all DNFs of each sweep, TopDown vs BestFirst, log y.
+
+    ``panels`` is a list of :func:`figure4_panel` outputs, drawn side by side.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, len(results), figsize=(4.2 * len(results), 3.4), squeeze=False)
-    for ax, result in zip(axes[0], results, strict=True):
-        values = [result.mic(policy, tie_break) for policy in POLICIES]
-        top = max(float(v.max()) for v in values)
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.2 * len(panels), 3.4), squeeze=False)
+    for ax, (title, values) in zip(axes[0], panels, strict=True):
+        top = max(float(v.max()) for v in values.values())
         bins = np.linspace(0.0, max(top, FAR_FROM_OPTIMAL) * 1.02, 41)
-        ax.hist(
-            values,
-            bins=bins,
-            label=["TopDown", "BestFirst"],
-            color=["tab:blue", "tab:orange"],
-            log=True,
-        )
+        ax.hist(list(values.values()), bins=bins, label=list(values), log=True)
         for threshold in (NEAR_OPTIMAL, FAR_FROM_OPTIMAL):
             ax.axvline(threshold, color="0.5", linestyle=":", linewidth=1)
-        ax.set_title(f"{result.sweep.name} ({len(result.states):,} DNFs)", fontsize=10)
-        ax.set_xlabel(f"m({result.t_max})")
+        ax.set_title(title, fontsize=10)
+        ax.set_xlabel(f"m({t_star})")
         ax.set_ylabel("number of DNFs")
         ax.legend(fontsize=8)
-    if tie_break != "least_probable":
-        fig.suptitle(f"ties broken toward the {tie_break.replace('_', ' ')} leaf", fontsize=10)
+    if suptitle:
+        fig.suptitle(suptitle, fontsize=10)
     fig.tight_layout()
     path = Path(path)
     fig.savefig(path, dpi=90)

@@ -284,16 +284,20 @@ def _replay(dnf, dist, classes, split_slot, split_term, split_class, n_splits, t
     split_at_all = np.array(split_at, dtype=np.int64)
     probability_all = np.array([dist.path_probability(path) for path in paths])
     positive_all = np.array([probability_positive(dnf, dist, path) for path in paths])
-    for array in (feature_all, first_child_all, probability_all, positive_all):
+    for array in (probability_all, positive_all):
         array.setflags(write=False)
     trees = []
     for t in range(t_max + 1):
         n_nodes = 1 + 2 * min(t, n_splits)
         internal = split_at_all[:n_nodes] <= t
+        first_child_t = np.where(internal, first_child_all[:n_nodes], -1)
+        feature_t = np.where(internal, feature_all[:n_nodes], -1)
+        first_child_t.setflags(write=False)
+        feature_t.setflags(write=False)
         trees.append(
             PopulationTree(
-                first_child=np.where(internal, first_child_all[:n_nodes], -1),
-                feature=np.where(internal, feature_all[:n_nodes], -1),
+                first_child=first_child_t,
+                feature=feature_t,
                 probability=probability_all[:n_nodes],
                 positive_rate=positive_all[:n_nodes],
             )
