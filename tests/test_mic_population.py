@@ -73,12 +73,17 @@ def test_top_down_prefers_the_heavier_leaf_where_best_first_ties():
     # y-term alone, so their unweighted gains are equal; only TopDown's p(l) separates them.
     f = ReadOnceDNF.parse("(x1 & x2) | (x3 & x4 & x5)")
     d = ProductDistribution.uniform(5)
-    td, bf = top_down(f, d, 3).trees[3], best_first(f, d, 3).trees[3]
-    third = 2 * 2 + 1  # nodes 0..4 exist after two splits; the third split creates nodes 5, 6
-    split_td = np.flatnonzero((td.first_child >= 0) & (np.arange(td.n_nodes) < third))
-    split_bf = np.flatnonzero((bf.first_child >= 0) & (np.arange(bf.n_nodes) < third))
-    assert td.probability[split_td].min() == 0.5  # the leaf x1 = 0 was split
-    assert bf.probability[split_bf].min() == 0.25  # the deeper leaf x1 = 1, x2 = 0 was split
+
+    def probability_of_third_split(result):
+        before, after = result.trees[2], result.trees[3]
+        n = before.n_nodes
+        (node,) = np.flatnonzero((before.first_child < 0) & (after.first_child[:n] >= 0))
+        return after.probability[node]
+
+    assert probability_of_third_split(top_down(f, d, 3)) == 0.5  # the leaf x1 = 0
+    assert probability_of_third_split(best_first(f, d, 3)) == 0.25  # the leaf x1 = 1, x2 = 0
+    most = best_first(f, d, 3, tie_break="most_probable")
+    assert probability_of_third_split(most) == 0.5
 
 
 def test_validation():

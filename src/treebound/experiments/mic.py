@@ -158,8 +158,7 @@ def run_population_sweep(
     progress : bool
         Show a rich progress bar.
     """
-    from joblib import Parallel, delayed
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+    from rich.progress import BarColumn, Progress, TaskProgressColumn, TimeElapsedColumn
 
     if isinstance(sweep, str):
         if sweep not in SWEEPS:
@@ -173,49 +172,32 @@ def run_population_sweep(
     seconds: dict[str, float] = {}
     start = time.perf_counter()
     states = sweep.states()
-    table = OptimalErrorTable.for_family(
-        sweep.class_probabilities, sweep.max_terms, sweep.max_literals, int(t_max)
-    )
-    rows = np.array([table.space.index[s] for s in states], dtype=np.int64)
-    optimal = table.values[rows]
-    seconds["optimal"] = time.perf_counter() - start
-
     counts, n_terms = _pad_states(states, len(sweep.class_probabilities))
     probabilities = np.asarray(sweep.class_probabilities, dtype=np.float64)
-    batches = [slice(lo, min(lo + BATCH_SIZE, len(states))) for lo in range(0, len(states), BATCH_SIZE)]
-    runs = [(policy, tie_break) for tie_break in tie_breaks for policy in POLICIES]
     errors: dict[tuple[str, str], np.ndarray] = {}
     with Progress(
         "[progress.description]{task.description}",
         BarColumn(),
-        MofNCompleteColumn(),
+        TaskProgressColumn(),
         TimeElapsedColumn(),
         disable=not progress,
     ) as bar:
-        for policy, tie_break in runs:
-            run_start = time.perf_counter()
-            task = bar.add_task(f"{sweep.name}: {policy} ({tie_break})", total=len(batches))
-            parts = [None] * len(batches)
-
-            def run_batch(b, policy=policy, tie_break=tie_break):
-                return b, grow_population_batch(
-                    counts[batches[b]],
-                    n_terms[batches[b]],
-                    probabilities,
-                    POLICIES[policy],
-                    TIE_BREAKS[tie_break],
-                    int(t_max),
-                    TIE_TOLERANCE,
+        task = bar.add_task(f"{sweep.name}: OPT (section 7 DP)", total=1)
+        table = OptimalErrorTable.for_family(
+            sweep.class_probabilities, sweep.max_terms, sweep.max_literals, int(t_max)
+        )
+        optimal = table.values[np.array([table.space.index[s] for s in states], dtype=np.int64)]
+        bar.update(task, completed=1)
+        seconds["optimal"] = time.perf_counter() - start
+        for tie_break in tie_breaks:
+            for policy in POLICIES:
+                run_start = time.perf_counter()
+                task = bar.add_task(f"{sweep.name}: {policy} ({tie_break})")
+                errors[(policy, tie_break)] = _greedy_errors(
+                    counts, n_terms, probabilities, policy, tie_break, int(t_max), jobs,
+                    advance=lambda fraction, task=task: bar.update(task, completed=fraction),
                 )
-
-            # Threads, not processes: the kernel releases the GIL and nothing needs pickling.
-            for b, part in Parallel(n_jobs=jobs, prefer="threads", return_as="generator")(
-                delayed(run_batch)(b) for b in range(len(batches))
-            ):
-                parts[b] = part
-                bar.advance(task)
-            errors[(policy, tie_break)] = np.concatenate(parts)
-            seconds[f"{policy}/{tie_break}"] = time.perf_counter() - run_start
+                seconds[f"{policy}/{tie_break}"] = time.perf_counter() - run_start
     seconds["total"] = time.perf_counter() - start
     return SweepResult(sweep, int(t_max), states, optimal, errors, seconds)
 
@@ -269,6 +251,36 @@ def plot_mic_histograms(panels, path: Path, t_star: int, suptitle: str | None = 
     fig.savefig(path, dpi=90)
     plt.close(fig)
     return path
+
+
+def _greedy_errors(counts, n_terms, probabilities, policy, tie_break, t_max, jobs, advance):
+    """Errors of one growth policy on every DNF, in batches over ``jobs`` threads."""
+    from joblib import Parallel, delayed
+
+    n_dnf = counts.shape[0]
+    batches = [slice(lo, min(lo + BATCH_SIZE, n_dnf)) for lo in range(0, n_dnf, BATCH_SIZE)]
+
+    def run_batch(batch):
+        return batch, grow_population_batch(
+            counts[batch],
+            n_terms[batch],
+            probabilities,
+            POLICIES[policy],
+            TIE_BREAKS[tie_break],
+            t_max,
+            TIE_TOLERANCE,
+        )
+
+    errors = np.empty((n_dnf, t_max + 1))
+    done = 0
+    # Threads, not processes: the kernel releases the GIL and nothing needs pickling.
+    for batch, part in Parallel(n_jobs=jobs, prefer="threads", return_as="generator")(
+        delayed(run_batch)(batch) for batch in batches
+    ):
+        errors[batch] = part
+        done += part.shape[0]
+        advance(100.0 * done / n_dnf)
+    return errors
 
 
 def _pad_states(states, n_classes: int) -> tuple[np.ndarray, np.ndarray]:
