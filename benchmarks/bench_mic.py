@@ -144,7 +144,8 @@ def write_report(frames, seconds, t_max: int, jobs: int) -> str:
         "",
         f"- Date: {datetime.datetime.now().astimezone():%Y-%m-%d %H:%M %Z}; commit {git_commit()}",
         f"- Machine: {machine_description()}",
-        "- Wall time: one process per setting, including start-up and loading numba's cache "
+        "- Wall time: one process per setting (OPT plus both algorithms under both tie-break rules), "
+        "including start-up and loading numba's cache "
         "(a cold numba cache adds roughly 10-15 s of compilation).",
         "",
         "Population setting: every probability is exact. For each DNF, OPT(F, t) comes from the "
