@@ -108,3 +108,14 @@ def test_appendix_d_best_first_is_suboptimal_at_t5_while_top_down_is_optimal():
     assert shape(bf.trees[5]) == ("x", "leaf", ("x", y_path, "leaf"))
     # Breaking BestFirst's tie toward the more probable leaf recovers B_5 here.
     assert best_first(f, d, 5, tie_break="most_probable").errors[5] == pytest.approx(opt[5])
+
+
+def test_theorem_6_1_does_not_extend_to_three_terms():
+    # (x1∧x2)∨(x3∧x4)∨(x5∧x6): TopDown completes the first term with its second split, while the
+    # best tree with two internal nodes (found by exhaustive search) does better.
+    f = ReadOnceDNF.from_term_sizes([2, 2, 2])
+    d = ProductDistribution.uniform(6)
+    errors = top_down(f, d, 2).errors
+    opt = brute_force_optimal_errors(f, d, 2)
+    assert errors[1] == pytest.approx(opt[1], abs=1e-15)
+    assert errors[2] > opt[2] + 0.01
