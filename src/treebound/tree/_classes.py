@@ -185,7 +185,53 @@ class BaseDecisionTree(BaseEstimator):
         return tags
 
 
-class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
+class TreeClassifierMixin:
+    """Class-label handling and probability outputs shared by treebound's tree classifiers.
+
+    Needs ``tree_`` (class counts in ``value``), ``classes_`` and ``apply``.
+    """
+
+    def _encode_target(self, y, n_samples: int) -> np.ndarray:
+        if y is None:
+            raise ValueError(
+                f"{type(self).__name__} requires y to be passed, but the target y is None"
+            )
+        y = column_or_1d(np.asarray(y) if not hasattr(y, "to_numpy") else y.to_numpy(), warn=True)
+        if y.shape[0] != n_samples:
+            raise ValueError(f"X has {n_samples} samples but y has {y.shape[0]}")
+        check_classification_targets(y)
+        try:
+            classes, y_enc = np.unique(y, return_inverse=True)
+        except TypeError as exc:
+            raise TypeError(f"class labels cannot be ordered ({exc}); use one label type") from None
+        if classes.shape[0] < 2:
+            raise ValueError(
+                f"y contains only one class ({classes[0]!r}): a classifier needs samples of at "
+                "least 2 classes"
+            )
+        self.classes_ = classes
+        return y_enc.astype(np.int32)
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Class frequencies (weighted) of the leaf each sample reaches."""
+        leaves = self.apply(X)
+        counts = self.tree_.value[leaves]
+        totals = counts.sum(axis=1, keepdims=True)
+        uniform = np.full_like(counts, 1.0 / counts.shape[1])
+        return np.divide(counts, totals, out=uniform, where=totals > 0)
+
+    def predict_log_proba(self, X) -> np.ndarray:
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+    def predict(self, X) -> np.ndarray:
+        """Majority class of the leaf (ties go to the smallest class index)."""
+        leaves = self.apply(X)
+        counts = self.tree_.value[leaves]
+        return self.classes_[np.argmax(counts, axis=1)]
+
+
+class DecisionTreeClassifier(TreeClassifierMixin, ClassifierMixin, BaseDecisionTree):
     """Decision tree classifier (binary and multiway tests, four criteria, four growth orders).
 
     Parameters
@@ -259,44 +305,6 @@ class DecisionTreeClassifier(ClassifierMixin, BaseDecisionTree):
         y_enc = self._encode_target(y, X_enc.shape[0])
         weights = check_sample_weight(sample_weight, X_enc.shape[0])
         return self._grow(X_enc, y_enc, weights, len(self.classes_))
-
-    def _encode_target(self, y, n_samples: int) -> np.ndarray:
-        if y is None:
-            raise ValueError("DecisionTreeClassifier requires y to be passed, but the target y is None")
-        y = column_or_1d(np.asarray(y) if not hasattr(y, "to_numpy") else y.to_numpy(), warn=True)
-        if y.shape[0] != n_samples:
-            raise ValueError(f"X has {n_samples} samples but y has {y.shape[0]}")
-        check_classification_targets(y)
-        try:
-            classes, y_enc = np.unique(y, return_inverse=True)
-        except TypeError as exc:
-            raise TypeError(f"class labels cannot be ordered ({exc}); use one label type") from None
-        if classes.shape[0] < 2:
-            raise ValueError(
-                f"y contains only one class ({classes[0]!r}): a classifier needs samples of at "
-                "least 2 classes"
-            )
-        self.classes_ = classes
-        return y_enc.astype(np.int32)
-
-    def predict_proba(self, X) -> np.ndarray:
-        """Class frequencies (weighted) of the leaf each sample reaches."""
-        leaves = self.apply(X)
-        counts = self.tree_.value[leaves]
-        totals = counts.sum(axis=1, keepdims=True)
-        uniform = np.full_like(counts, 1.0 / counts.shape[1])
-        return np.divide(counts, totals, out=uniform, where=totals > 0)
-
-    def predict_log_proba(self, X) -> np.ndarray:
-        with np.errstate(divide="ignore"):
-            return np.log(self.predict_proba(X))
-
-    def predict(self, X) -> np.ndarray:
-        """Majority class of the leaf (ties go to the smallest class index)."""
-        leaves = self.apply(X)
-        counts = self.tree_.value[leaves]
-        return self.classes_[np.argmax(counts, axis=1)]
-
 
 class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
     """Decision tree regressor (squared error); same growth options as the classifier.
