@@ -13,3 +13,12 @@ NUMBA_CACHE: bool = os.environ.get("TREEBOUND_NUMBA_CACHE", "1") not in ("0", "f
 
 #: Keyword arguments every ``@njit`` in ``treebound._kernels`` uses.
 JIT_OPTIONS: dict = {"cache": NUMBA_CACHE, "nogil": True}
+
+#: Options for small hot helpers: LLVM inlines them into their callers (no call overhead on
+#: array arguments in the innermost loops).
+INLINE_JIT_OPTIONS: dict = {**JIT_OPTIONS, "forceinline": True}
+
+#: Options for kernels that never allocate: compiled without numba's reference counting, which
+#: would otherwise add an atomic increment/decrement per array argument on every call.
+NO_NRT_JIT_OPTIONS: dict = {**JIT_OPTIONS, "_nrt": False}
+NO_NRT_INLINE_JIT_OPTIONS: dict = {**INLINE_JIT_OPTIONS, "_nrt": False}

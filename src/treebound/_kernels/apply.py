@@ -1,8 +1,12 @@
 """Routing examples through a flat tree: the kernels behind ``predict``, ``apply``, ``decision_path``.
 
-A node ``i`` is a leaf when ``first_child[i] == -1``. Otherwise its children are the contiguous
-ids ``first_child[i] + slot``; a numeric test sends ``x <= threshold`` to slot 0 and the rest to
-slot 1, a categorical test looks the slot up in ``category_child[category_offset[i] + code]``.
+The kernels read a routing table built from :class:`~treebound.tree.Tree`: ``next_base[i]`` (the
+first child, or ``i`` itself at a leaf), ``feature[i]`` (0 at a leaf), ``threshold[i]`` (``+inf``
+at a leaf) and ``category_offset[i]``. With leaves pointing at themselves, one step is
+``node = next_base[node] + (x > threshold[node])`` for a numeric test and a no-op at a leaf, so
+rows are advanced in batches, level by level, without data-dependent branches: the CPU overlaps
+the memory latency of many rows instead of stalling on one row's path. A categorical test looks
+the child slot up in ``category_child[category_offset[i] + code]``.
 """
 
 from __future__ import annotations
@@ -10,62 +14,89 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from treebound._config import JIT_OPTIONS
+from treebound._config import NO_NRT_JIT_OPTIONS
+
+_BATCH = 64
 
 
-@njit(**JIT_OPTIONS)
-def child_slot(x_value, threshold, category_offset, category_child):
-    """The slot (0-based) of the child that an example with this feature value goes to."""
-    if category_offset < 0:
-        return 0 if x_value <= threshold else 1
-    return category_child[category_offset + np.int64(x_value)]
+@njit(**NO_NRT_JIT_OPTIONS)
+def apply_numeric(next_base, feature, threshold, X, nodes, out):
+    """Leaf id of every row of ``X`` for a tree with numeric tests only (``nodes``: scratch of
+    at least 64 integers).
+
+    Rows advance in batches, eight levels at a time without any check (leaves stay put), then
+    the batch stops once every row sits at a leaf.
+    """
+    n = X.shape[0]
+    for start in range(0, n, _BATCH):
+        m = min(_BATCH, n - start)
+        for j in range(m):
+            nodes[j] = 0
+        done = False
+        while not done:
+            for _ in range(8):
+                for j in range(m):
+                    node = nodes[j]
+                    nodes[j] = next_base[node] + np.int64(
+                        X[start + j, feature[node]] > threshold[node])
+            done = True
+            for j in range(m):
+                if next_base[nodes[j]] != nodes[j]:
+                    done = False
+                    break
+        for j in range(m):
+            out[start + j] = nodes[j]
 
 
-@njit(**JIT_OPTIONS)
-def apply_rows(first_child, feature, threshold, category_offset, category_child, X):
-    """Leaf id reached by every row of ``X`` (float64, categorical columns hold category codes)."""
-    n_rows = X.shape[0]
-    out = np.empty(n_rows, dtype=np.int64)
-    for r in range(n_rows):
+@njit(**NO_NRT_JIT_OPTIONS)
+def _step(next_base, feature, threshold, category_offset, category_child, X, r, node):
+    offset = category_offset[node]
+    x = X[r, feature[node]]
+    if offset < 0:
+        return next_base[node] + np.int64(x > threshold[node])
+    return next_base[node] + category_child[offset + np.int64(x)]
+
+
+@njit(**NO_NRT_JIT_OPTIONS)
+def apply_general(next_base, feature, threshold, category_offset, category_child, X, out):
+    """Leaf id of every row of ``X`` (categorical columns hold validated category codes)."""
+    for r in range(X.shape[0]):
         node = 0
-        while first_child[node] >= 0:
-            slot = child_slot(
-                X[r, feature[node]], threshold[node], category_offset[node], category_child
-            )
-            node = first_child[node] + slot
+        nxt = _step(next_base, feature, threshold, category_offset, category_child, X, r, node)
+        while nxt != node:
+            node = nxt
+            nxt = _step(next_base, feature, threshold, category_offset, category_child, X, r,
+                        node)
         out[r] = node
-    return out
 
 
-@njit(**JIT_OPTIONS)
-def path_lengths(first_child, feature, threshold, category_offset, category_child, X):
-    """Number of nodes on each row's root-to-leaf path (for sizing the decision-path matrix)."""
-    n_rows = X.shape[0]
-    out = np.empty(n_rows, dtype=np.int64)
-    for r in range(n_rows):
+@njit(**NO_NRT_JIT_OPTIONS)
+def path_lengths(next_base, feature, threshold, category_offset, category_child, X, out):
+    """Number of nodes on each row's root-to-leaf path."""
+    for r in range(X.shape[0]):
         node = 0
         length = 1
-        while first_child[node] >= 0:
-            slot = child_slot(
-                X[r, feature[node]], threshold[node], category_offset[node], category_child
-            )
-            node = first_child[node] + slot
+        nxt = _step(next_base, feature, threshold, category_offset, category_child, X, r, node)
+        while nxt != node:
+            node = nxt
             length += 1
+            nxt = _step(next_base, feature, threshold, category_offset, category_child, X, r,
+                        node)
         out[r] = length
-    return out
 
 
-@njit(**JIT_OPTIONS)
-def fill_paths(first_child, feature, threshold, category_offset, category_child, X, indptr, indices):
-    """Write every row's visited node ids into ``indices`` (CSR layout given by ``indptr``)."""
+@njit(**NO_NRT_JIT_OPTIONS)
+def fill_paths(next_base, feature, threshold, category_offset, category_child, X, indptr,
+               indices):
+    """Every row's visited node ids, written into ``indices`` (CSR layout given by ``indptr``)."""
     for r in range(X.shape[0]):
         node = 0
         pos = indptr[r]
         indices[pos] = 0
-        while first_child[node] >= 0:
-            slot = child_slot(
-                X[r, feature[node]], threshold[node], category_offset[node], category_child
-            )
-            node = first_child[node] + slot
+        nxt = _step(next_base, feature, threshold, category_offset, category_child, X, r, node)
+        while nxt != node:
+            node = nxt
             pos += 1
             indices[pos] = node
+            nxt = _step(next_base, feature, threshold, category_offset, category_child, X, r,
+                        node)

@@ -23,7 +23,7 @@ import math
 
 from numba import njit
 
-from treebound._config import JIT_OPTIONS
+from treebound._config import NO_NRT_INLINE_JIT_OPTIONS
 
 GINI = 0
 ENTROPY = 1
@@ -37,7 +37,7 @@ TASK_REGRESSION = 1
 _LN2 = math.log(2.0)
 
 
-@njit(**JIT_OPTIONS)
+@njit(**NO_NRT_INLINE_JIT_OPTIONS)
 def xlog2x(c):
     """``c * log2(c)`` with the convention ``0 log 0 = 0`` (also for round-off negatives)."""
     if c <= 0.0:
@@ -45,7 +45,7 @@ def xlog2x(c):
     return c * math.log(c) / _LN2
 
 
-@njit(**JIT_OPTIONS)
+@njit(**NO_NRT_INLINE_JIT_OPTIONS)
 def classification_mass(stats, offset, n_classes, weight, criterion):
     """Impurity mass ``N * phi`` of the class counts ``stats[offset : offset + n_classes]``."""
     if weight <= 0.0:
@@ -77,7 +77,7 @@ def classification_mass(stats, offset, n_classes, weight, criterion):
     return weight - best
 
 
-@njit(**JIT_OPTIONS)
+@njit(**NO_NRT_INLINE_JIT_OPTIONS)
 def regression_mass(sum_w, sum_wy, sum_wy2):
     """Sum of weighted squared deviations from the mean: ``N * variance``."""
     if sum_w <= 0.0:
@@ -86,7 +86,7 @@ def regression_mass(sum_w, sum_wy, sum_wy2):
     return mass if mass > 0.0 else 0.0
 
 
-@njit(**JIT_OPTIONS)
+@njit(**NO_NRT_INLINE_JIT_OPTIONS)
 def stats_weight(stats, offset, width, task):
     """Total weight ``N`` held by a statistics row."""
     if task == TASK_REGRESSION:
@@ -97,7 +97,7 @@ def stats_weight(stats, offset, width, task):
     return total
 
 
-@njit(**JIT_OPTIONS)
+@njit(**NO_NRT_INLINE_JIT_OPTIONS)
 def stats_mass(stats, offset, width, task, criterion):
     """Impurity mass of a statistics row for either task."""
     if task == TASK_REGRESSION:

@@ -4,14 +4,17 @@ Features arrive as integer *codes* (dense ranks of the distinct training values 
 indices in histogram mode); a split "code <= b" puts every code up to ``b`` left. Two scans find
 the best ``b``:
 
-* :func:`scan_sorted` walks the node's samples in code order (from a presorted row or a per-node
-  sort) and updates the criterion in O(1) per sample for Gini, entropy and squared error;
-* :func:`scan_histogram` walks per-code statistics (O(codes x classes)), cheaper when the node has
-  many samples and the feature few distinct codes.
+* :func:`scan_sorted` walks the node's samples in code order (a presorted row, or a per-node sort)
+  and updates the criterion in O(1) per sample for Gini, entropy and squared error;
+* :func:`scan_histogram` walks per-code statistics, cheaper when the node has many samples and
+  the feature few codes.
 
-Both return ``(gain, left_code, right_code)``: the best gain ``mass(parent) - mass(children)``,
-the last code sent left and the first code sent right (``-1`` when no valid split exists). Ties
-keep the lowest threshold.
+Both return the best gain ``mass(parent) - mass(children)``, the last code sent left and the first
+code sent right (``-1`` when no valid split exists). Ties keep the lowest threshold.
+
+Performance note: these kernels index 2-D arrays with explicit rows and flat arrays with explicit
+offsets instead of taking slices; array views in hot loops cost an atomic reference-count update
+each in numba.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from treebound._config import JIT_OPTIONS
+from treebound._config import NO_NRT_INLINE_JIT_OPTIONS, NO_NRT_JIT_OPTIONS
 from treebound._kernels.criteria import (
     ENTROPY,
     GINI,
@@ -28,35 +31,39 @@ from treebound._kernels.criteria import (
     stats_mass,
     xlog2x,
 )
+from treebound._kernels.sorting import stable_argsort
 
 
-@njit(**JIT_OPTIONS)
-def scan_sorted(order, start, end, codes_f, y_cls, y_val, w, task, width, criterion,
-                parent, parent_weight, parent_mass, min_samples_leaf, left, right):
-    """Scan samples ``order[start:end]`` (sorted by ``codes_f``) for the best threshold."""
+@njit(**NO_NRT_INLINE_JIT_OPTIONS)
+def scan_sorted(order, order_row, start, end, codes, f, y_cls, y_val, w, task, width, criterion,
+                parent, parent_off, parent_weight, parent_mass, min_samples_leaf, left, right):
+    """Scan samples ``order[order_row, start:end]`` (sorted by ``codes[f]``) for the best cut."""
     best_gain = -np.inf
     best_lo = -1
     best_hi = -1
     n = end - start
-    for k in range(width):
-        left[k] = 0.0
-        right[k] = parent[k]
-    weight_left = 0.0
+    regression = task == TASK_REGRESSION
     sq_left = 0.0
     sq_right = 0.0
     xl_left = 0.0
     xl_right = 0.0
-    if task != TASK_REGRESSION:
-        for k in range(width):
-            sq_right += parent[k] * parent[k]
-            xl_right += xlog2x(parent[k])
-    sum_y = parent[1] if task == TASK_REGRESSION else 0.0
+    for k in range(width):
+        left[k] = 0.0
+        right[k] = parent[parent_off + k]
+        if not regression:
+            if criterion == GINI:
+                sq_right += right[k] * right[k]
+            elif criterion == ENTROPY:
+                xl_right += xlog2x(right[k])
+    weight_left = 0.0
+    sum_y = parent[parent_off + 1] if regression else 0.0
     sum_y_left = 0.0
+    s = order[order_row, start]
+    code_here = codes[f, s]
     for i in range(start, end - 1):
-        s = order[i]
         ws = w[s]
         weight_left += ws
-        if task == TASK_REGRESSION:
+        if regression:
             sum_y_left += ws * y_val[s]
         else:
             k = y_cls[s]
@@ -73,130 +80,205 @@ def scan_sorted(order, start, end, codes_f, y_cls, y_val, w, task, width, criter
         n_left = i - start + 1
         if n - n_left < min_samples_leaf:
             break
-        if n_left < min_samples_leaf:
-            continue
-        code_here = codes_f[s]
-        code_next = codes_f[order[i + 1]]
-        if code_here == code_next:
-            continue
-        weight_right = parent_weight - weight_left
-        if task == TASK_REGRESSION:
-            gain = 0.0
-            if weight_left > 0.0:
-                gain += sum_y_left * sum_y_left / weight_left
-            if weight_right > 0.0:
-                sum_y_right = sum_y - sum_y_left
-                gain += sum_y_right * sum_y_right / weight_right
-            if parent_weight > 0.0:
-                gain -= sum_y * sum_y / parent_weight
-        else:
-            if criterion == GINI:
-                child = 0.0
+        s_next = order[order_row, i + 1]
+        code_next = codes[f, s_next]
+        if n_left >= min_samples_leaf and code_here != code_next:
+            weight_right = parent_weight - weight_left
+            if regression:
+                gain = 0.0
                 if weight_left > 0.0:
-                    child += weight_left - sq_left / weight_left
+                    gain += sum_y_left * sum_y_left / weight_left
                 if weight_right > 0.0:
-                    child += weight_right - sq_right / weight_right
-            elif criterion == ENTROPY:
-                child = 0.5 * (xlog2x(weight_left) - xl_left + xlog2x(weight_right) - xl_right)
+                    sum_y_right = sum_y - sum_y_left
+                    gain += sum_y_right * sum_y_right / weight_right
+                if parent_weight > 0.0:
+                    gain -= sum_y * sum_y / parent_weight
             else:
-                child = classification_mass(left, 0, width, weight_left, criterion) + \
-                    classification_mass(right, 0, width, weight_right, criterion)
-            gain = parent_mass - child
-        if gain > best_gain:
-            best_gain = gain
-            best_lo = code_here
-            best_hi = code_next
+                if criterion == GINI:
+                    child = 0.0
+                    if weight_left > 0.0:
+                        child += weight_left - sq_left / weight_left
+                    if weight_right > 0.0:
+                        child += weight_right - sq_right / weight_right
+                elif criterion == ENTROPY:
+                    child = 0.5 * (xlog2x(weight_left) - xl_left + xlog2x(weight_right)
+                                   - xl_right)
+                else:
+                    child = classification_mass(left, 0, width, weight_left, criterion) + \
+                        classification_mass(right, 0, width, weight_right, criterion)
+                gain = parent_mass - child
+            if gain > best_gain:
+                best_gain = gain
+                best_lo = code_here
+                best_hi = code_next
+        s = s_next
+        code_here = code_next
     return best_gain, best_lo, best_hi
 
 
-@njit(**JIT_OPTIONS)
-def fill_histogram(samples, start, end, codes_f, y_cls, y_val, w, task, width, hist, hcount,
+@njit(**NO_NRT_JIT_OPTIONS)
+def fill_histogram(samples, start, end, codes, f, y_cls, y_val, w, task, width, hist, hcount,
                    n_codes):
-    """Per-code statistics (``hist[code * width + k]``) and sample counts of one node."""
+    """Per-code statistics (``hist[code * width + k]``) and counts of one feature of one node."""
     for j in range(n_codes * width):
         hist[j] = 0.0
     for j in range(n_codes):
         hcount[j] = 0
     if task == TASK_REGRESSION:
         for i in range(start, end):
-            s = samples[i]
-            base = codes_f[s] * width
+            s = samples[0, i]
+            c = codes[f, s]
             ws = w[s]
             yv = y_val[s]
+            base = c * 3
             hist[base] += ws
             hist[base + 1] += ws * yv
             hist[base + 2] += ws * yv * yv
-            hcount[codes_f[s]] += 1
+            hcount[c] += 1
     else:
         for i in range(start, end):
-            s = samples[i]
-            hist[codes_f[s] * width + y_cls[s]] += w[s]
-            hcount[codes_f[s]] += 1
+            s = samples[0, i]
+            c = codes[f, s]
+            hist[c * width + y_cls[s]] += w[s]
+            hcount[c] += 1
 
 
-@njit(**JIT_OPTIONS)
-def scan_histogram(hist, hcount, n_codes, n_node, task, width, criterion, parent, parent_mass,
-                   min_samples_leaf, left, right):
-    """Scan per-code statistics in code order for the best threshold."""
+@njit(**NO_NRT_INLINE_JIT_OPTIONS)
+def scan_histogram(hist, hoff, hcount, coff, counts_in_hist, n_codes, n_node, task, width,
+                   criterion, parent, parent_off, parent_weight, parent_mass, min_samples_leaf,
+                   left, right):
+    """Scan per-code statistics ``hist[hoff + code * width + k]`` in code order.
+
+    With ``counts_in_hist`` (unit sample weights) a code's sample count is read off its
+    statistics, otherwise from ``hcount[coff + code]``. Gini and entropy keep running sums so a
+    candidate costs O(1) after its code's O(classes) update. Returns ``(gain, left_code,
+    right_code, n_present)``; ``n_present`` counts non-empty codes (>= 2 unless the feature is
+    constant in the node).
+    """
     best_gain = -np.inf
     best_lo = -1
     best_hi = -1
+    regression = task == TASK_REGRESSION
+    incremental = (not regression) and (criterion == GINI or criterion == ENTROPY)
+    sq_left = 0.0
+    sq_right = 0.0
+    xl_left = 0.0
+    xl_right = 0.0
     for k in range(width):
         left[k] = 0.0
-        right[k] = parent[k]
+        right[k] = parent[parent_off + k]
+        if incremental:
+            if criterion == GINI:
+                sq_right += right[k] * right[k]
+            else:
+                xl_right += xlog2x(right[k])
+    weight_left = 0.0
     prev = -1
     n_left = 0
+    n_present = 0
     for b in range(n_codes):
-        if hcount[b] == 0:
+        base = hoff + b * width
+        if counts_in_hist:
+            if regression:
+                count = np.int64(hist[base] + 0.5)
+            else:
+                total = 0.0
+                for k in range(width):
+                    total += hist[base + k]
+                count = np.int64(total + 0.5)
+        else:
+            count = hcount[coff + b]
+        if count == 0:
             continue
+        n_present += 1
         if prev >= 0:
             if n_node - n_left < min_samples_leaf:
                 break
             if n_left >= min_samples_leaf:
-                child = stats_mass(left, 0, width, task, criterion) + \
-                    stats_mass(right, 0, width, task, criterion)
+                if incremental:
+                    weight_right = parent_weight - weight_left
+                    if criterion == GINI:
+                        child = 0.0
+                        if weight_left > 0.0:
+                            child += weight_left - sq_left / weight_left
+                        if weight_right > 0.0:
+                            child += weight_right - sq_right / weight_right
+                    else:
+                        child = 0.5 * (xlog2x(weight_left) - xl_left + xlog2x(weight_right)
+                                       - xl_right)
+                else:
+                    child = stats_mass(left, 0, width, task, criterion) + \
+                        stats_mass(right, 0, width, task, criterion)
                 gain = parent_mass - child
                 if gain > best_gain:
                     best_gain = gain
                     best_lo = prev
                     best_hi = b
-        base = b * width
-        for k in range(width):
-            left[k] += hist[base + k]
-            right[k] -= hist[base + k]
-        n_left += hcount[b]
+        if incremental:
+            for k in range(width):
+                h = hist[base + k]
+                if h != 0.0:
+                    cl = left[k]
+                    cr = right[k]
+                    if criterion == GINI:
+                        sq_left += h * (2.0 * cl + h)
+                        sq_right += h * (h - 2.0 * cr)
+                    else:
+                        xl_left += xlog2x(cl + h) - xlog2x(cl)
+                        xl_right += xlog2x(cr - h) - xlog2x(cr)
+                    left[k] = cl + h
+                    right[k] = cr - h
+                    weight_left += h
+        else:
+            for k in range(width):
+                left[k] += hist[base + k]
+                right[k] -= hist[base + k]
+        n_left += count
         prev = b
-    return best_gain, best_lo, best_hi
+    return best_gain, best_lo, best_hi, n_present
 
 
-@njit(**JIT_OPTIONS)
-def counting_sort_node(samples, start, end, codes_f, n_codes, counts, out):
-    """Node samples sorted by code into ``out[0 : end - start]`` (stable, O(n + codes))."""
+@njit(**NO_NRT_JIT_OPTIONS)
+def counting_sort_node(samples, start, end, codes, f, n_codes, counts, out):
+    """Node samples sorted by ``codes[f]`` into ``out[0, 0 : end - start]`` (stable, O(n + codes))."""
     for j in range(n_codes + 1):
         counts[j] = 0
     for i in range(start, end):
-        counts[codes_f[samples[i]] + 1] += 1
+        counts[codes[f, samples[0, i]] + 1] += 1
     for j in range(n_codes):
         counts[j + 1] += counts[j]
     for i in range(start, end):
-        s = samples[i]
-        c = codes_f[s]
-        out[counts[c]] = s
+        s = samples[0, i]
+        c = codes[f, s]
+        out[0, counts[c]] = s
         counts[c] += 1
 
 
-@njit(**JIT_OPTIONS)
-def argsort_node(samples, start, end, codes_f, keys, out):
-    """Node samples sorted by code into ``out[0 : end - start]`` (stable comparison sort)."""
+@njit(**NO_NRT_JIT_OPTIONS)
+def argsort_node(samples, start, end, codes, f, keys, out, perm, perm_scratch):
+    """Node samples sorted by ``codes[f]`` into ``out[0, 0 : end - start]`` (stable)."""
     n = end - start
+    if n <= 48:
+        # insertion sort: fastest for the tiny nodes this path serves
+        for i in range(n):
+            s = samples[0, start + i]
+            c = codes[f, s]
+            j = i - 1
+            while j >= 0 and keys[j] > c:
+                keys[j + 1] = keys[j]
+                out[0, j + 1] = out[0, j]
+                j -= 1
+            keys[j + 1] = c
+            out[0, j + 1] = s
+        return
     for i in range(n):
-        keys[i] = codes_f[samples[start + i]]
-    perm = np.argsort(keys[:n], kind="mergesort")
+        keys[i] = codes[f, samples[0, start + i]]
+    stable_argsort(keys, n, perm, perm_scratch)
     for i in range(n):
-        out[i] = samples[start + perm[i]]
+        out[0, i] = samples[0, start + perm[i]]
 
 
-@njit(**JIT_OPTIONS)
+@njit(**NO_NRT_INLINE_JIT_OPTIONS)
 def midpoint_threshold(lo_value_right, hi_value_left):
     """Threshold between the largest value sent left and the smallest sent right.
 

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from treebound._kernels.grow import KIND_CATEGORICAL, KIND_HISTOGRAM, KIND_PRESORTED
+from treebound._kernels.node_search import KIND_CATEGORICAL, KIND_HISTOGRAM, KIND_PRESORTED
 
 #: In exact mode a numeric feature is histogram-searched when codes x statistics <= this.
 HISTOGRAM_CELLS = 4096

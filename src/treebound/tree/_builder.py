@@ -12,6 +12,7 @@ import numpy as np
 
 from treebound._kernels import criteria as _crit
 from treebound._kernels import grow as _grow
+from treebound._kernels import node_search as _layout
 from treebound.tree._binning import code_features
 from treebound.tree._storage import Tree
 
@@ -23,10 +24,10 @@ CLASSIFICATION_CRITERIA = {
 }
 REGRESSION_CRITERIA = {"squared_error": _crit.SQUARED_ERROR}
 GROWTH_POLICIES = {
-    "depth_first": _grow.GROWTH_DEPTH_FIRST,
-    "top_down": _grow.GROWTH_TOP_DOWN,
-    "best_first": _grow.GROWTH_BEST_FIRST,
-    "purest_children": _grow.GROWTH_PUREST_CHILDREN,
+    "depth_first": _layout.GROWTH_DEPTH_FIRST,
+    "top_down": _layout.GROWTH_TOP_DOWN,
+    "best_first": _layout.GROWTH_BEST_FIRST,
+    "purest_children": _layout.GROWTH_PUREST_CHILDREN,
 }
 SPLITTERS = ("exact", "hist")
 
@@ -75,7 +76,7 @@ def grow(X_enc: np.ndarray, y: np.ndarray, sample_weight: np.ndarray, n_categori
         y_val = np.zeros(1, dtype=np.float64)
     max_features = n_features if settings.max_features is None else settings.max_features
     coded = code_features(X_enc, n_categories, settings.splitter, settings.max_bins, width)
-    in_block = (coded.kind != _grow.KIND_PRESORTED) & (coded.n_codes <= 256)
+    in_block = (coded.kind != _layout.KIND_PRESORTED) & (coded.n_codes <= 256)
     block_bytes = 8 * int(coded.n_codes[in_block].sum()) * (width + 1)
     max_block_rows = max(0, HISTOGRAM_MEMORY // max(block_bytes, 1))
     ni, nf, nv, map_pool = _grow.grow_tree(
@@ -93,11 +94,11 @@ def grow(X_enc: np.ndarray, y: np.ndarray, sample_weight: np.ndarray, n_categori
 
 
 def _to_tree(ni, nf, nv, map_pool, n_categories, regression: bool) -> Tree:
-    first_child = ni[:, _grow.I_FIRST_CHILD].copy()
+    first_child = ni[:, _layout.I_FIRST_CHILD].copy()
     internal = first_child >= 0
     # Keep only the category maps of tests that were applied, pooled in node order.
-    old_offsets = ni[:, _grow.I_CATEGORY_OFFSET]
-    feature = np.where(internal, ni[:, _grow.I_FEATURE], -1)
+    old_offsets = ni[:, _layout.I_CATEGORY_OFFSET]
+    feature = np.where(internal, ni[:, _layout.I_FEATURE], -1)
     category_offset = np.full(first_child.shape[0], -1, dtype=np.int64)
     pieces, pos = [], 0
     for node in np.flatnonzero(internal & (old_offsets >= 0)):
@@ -114,15 +115,15 @@ def _to_tree(ni, nf, nv, map_pool, n_categories, regression: bool) -> Tree:
         value = nv.copy()
     return Tree(
         first_child=first_child,
-        n_children=np.where(internal, ni[:, _grow.I_N_CHILDREN], 0).astype(np.int64),
+        n_children=np.where(internal, ni[:, _layout.I_N_CHILDREN], 0).astype(np.int64),
         feature=feature.astype(np.int64),
-        threshold=np.where(internal & (category_offset < 0), nf[:, _grow.F_THRESHOLD], np.nan),
+        threshold=np.where(internal & (category_offset < 0), nf[:, _layout.F_THRESHOLD], np.nan),
         category_offset=category_offset,
         category_child=category_child.astype(np.int64),
         value=value,
-        impurity=nf[:, _grow.F_IMPURITY].copy(),
-        n_node_samples=ni[:, _grow.I_N_SAMPLES].copy(),
-        weighted_n_node_samples=nf[:, _grow.F_WEIGHT].copy(),
+        impurity=nf[:, _layout.F_IMPURITY].copy(),
+        n_node_samples=ni[:, _layout.I_N_SAMPLES].copy(),
+        weighted_n_node_samples=nf[:, _layout.F_WEIGHT].copy(),
         n_categories=np.asarray(n_categories, dtype=np.int64).copy(),
         task="regression" if regression else "classification",
     )

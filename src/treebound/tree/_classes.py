@@ -227,8 +227,7 @@ class TreeClassifierMixin:
     def predict(self, X) -> np.ndarray:
         """Majority class of the leaf (ties go to the smallest class index)."""
         leaves = self.apply(X)
-        counts = self.tree_.value[leaves]
-        return self.classes_[np.argmax(counts, axis=1)]
+        return self.classes_[self.tree_.majority_class[leaves]]
 
 
 class DecisionTreeClassifier(TreeClassifierMixin, ClassifierMixin, BaseDecisionTree):

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from treebound._kernels.apply import apply_rows, fill_paths, path_lengths
+from treebound._kernels.apply import apply_general, apply_numeric, fill_paths, path_lengths
 
 TREE_ARRAYS = (
     "first_child",
@@ -147,21 +147,46 @@ class Tree:
     def max_depth(self) -> int:
         return int(self.node_depth.max()) if self.n_nodes else 0
 
+    @property
+    def majority_class(self) -> np.ndarray:
+        """Index of the heaviest class at every node (ties: smallest index)."""
+        if "majority" not in self._cache:
+            self._cache["majority"] = np.argmax(self.value, axis=1)
+        return self._cache["majority"]
+
     # ------------------------------------------------------------ prediction
     def _routing_arrays(self):
-        return (self.first_child, self.feature, self.threshold, self.category_offset,
-                self.category_child)
+        """Routing table of :mod:`treebound._kernels.apply` (leaves point at themselves)."""
+        if "route" not in self._cache:
+            leaf = self.first_child < 0
+            ids = np.arange(self.n_nodes, dtype=np.int64)
+            self._cache["route"] = (
+                np.where(leaf, ids, self.first_child).astype(np.int64),
+                np.where(leaf, 0, self.feature).astype(np.int64),
+                np.where(leaf | np.isnan(self.threshold), np.inf, self.threshold),
+                np.where(leaf, -1, self.category_offset).astype(np.int64),
+                np.ascontiguousarray(self.category_child, dtype=np.int64),
+            )
+        return self._cache["route"]
 
     def apply(self, X: np.ndarray) -> np.ndarray:
         """Leaf id of every row of the encoded matrix ``X`` (float64, codes for categories)."""
-        return apply_rows(*self._routing_arrays(), _as_float_matrix(X))
+        X = _as_float_matrix(X)
+        out = np.empty(X.shape[0], dtype=np.int64)
+        next_base, feature, threshold, category_offset, category_child = self._routing_arrays()
+        if np.any(category_offset >= 0):
+            apply_general(next_base, feature, threshold, category_offset, category_child, X, out)
+        else:
+            apply_numeric(next_base, feature, threshold, X, np.empty(64, dtype=np.int64), out)
+        return out
 
     def decision_path(self, X: np.ndarray):
         """Sparse CSR indicator (n_rows, n_nodes) of the nodes each row passes through."""
         from scipy.sparse import csr_matrix
 
         X = _as_float_matrix(X)
-        lengths = path_lengths(*self._routing_arrays(), X)
+        lengths = np.empty(X.shape[0], dtype=np.int64)
+        path_lengths(*self._routing_arrays(), X, lengths)
         indptr = np.zeros(X.shape[0] + 1, dtype=np.int64)
         np.cumsum(lengths, out=indptr[1:])
         indices = np.empty(indptr[-1], dtype=np.int64)

@@ -1,0 +1,267 @@
+"""Best test of one node over all candidate features (the inner step of tree growth).
+
+Node layout during growth, shared with :mod:`treebound._kernels.grow`: integer columns ``ni``,
+float columns ``nf`` (``I_*``/``F_*`` below) and flat statistics ``nv[node * width : (node + 1) *
+width]`` (class counts, or ``sum w, sum w y, sum w y^2`` for regression).
+
+Feature search kinds: ``KIND_PRESORTED`` (many distinct values: a presorted sample row kept
+sorted by stable partitions), ``KIND_HISTOGRAM`` (few codes: per-node histograms, shared in a
+block with subtraction, or a per-node sort for small nodes) and ``KIND_CATEGORICAL``.
+
+Features are visited in index order (or a seeded random order when ``max_features`` is smaller
+than the number of candidates); ties keep the first feature and the lowest threshold.
+
+These kernels never allocate and are compiled without numba's reference counting (an atomic
+update per array argument per call would otherwise dominate small nodes).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from treebound._config import NO_NRT_INLINE_JIT_OPTIONS, NO_NRT_JIT_OPTIONS
+from treebound._kernels.criteria import stats_mass
+from treebound._kernels.histograms import counts_from_stats
+from treebound._kernels.split_categorical import best_binary_subset, best_multiway
+from treebound._kernels.split_numeric import (
+    argsort_node,
+    counting_sort_node,
+    fill_histogram,
+    midpoint_threshold,
+    scan_histogram,
+    scan_sorted,
+)
+
+KIND_PRESORTED = 0
+KIND_HISTOGRAM = 1
+KIND_CATEGORICAL = 2
+
+GROWTH_DEPTH_FIRST = 0
+GROWTH_TOP_DOWN = 1
+GROWTH_BEST_FIRST = 2
+GROWTH_PUREST_CHILDREN = 3
+
+#: Features with at most this many codes can share the per-node histogram blocks (uint8 codes).
+BLOCK_MAX_CODES = 256
+
+# integer node columns
+I_FIRST_CHILD = 0
+I_N_CHILDREN = 1
+I_FEATURE = 2
+I_N_SAMPLES = 3
+I_DEPTH = 4
+I_SEG_START = 5
+I_P_FEATURE = 6
+I_P_LO_CODE = 7
+I_P_N_CHILDREN = 8
+I_P_MAP_OFFSET = 9
+I_CONST_ROW = 10
+I_CATEGORY_OFFSET = 11
+I_BLOCK_ROW = 12
+N_INT_COLUMNS = 13
+# float node columns
+F_THRESHOLD = 0
+F_IMPURITY = 1
+F_WEIGHT = 2
+F_P_THRESHOLD = 3
+F_P_GAIN = 4
+F_PRIORITY = 5
+N_FLOAT_COLUMNS = 6
+
+_EPSILON = np.finfo(np.float64).eps
+
+
+@njit(**NO_NRT_JIT_OPTIONS)
+def next_random(state, high):
+    """Uniform integer in [0, high) from a splitmix64 stream (reproducible across platforms)."""
+    state[0] += np.uint64(0x9E3779B97F4A7C15)
+    z = state[0]
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    z = z ^ (z >> np.uint64(31))
+    return np.int64(z % np.uint64(high))
+
+
+@njit(**NO_NRT_INLINE_JIT_OPTIONS)
+def block_worth_it(n_node, n_block, block_floats):
+    """A histogram block pays off when filling it costs about as much as scanning it."""
+    return n_block > 0 and block_floats <= 4 * n_node * n_block
+
+
+@njit(**NO_NRT_JIT_OPTIONS)
+def find_best_test(node, ni, nf, nv, const_pool, blocks, block_counts, block_size, count_size,
+                   samples, presorted, codes, n_codes, kind, presort_row, block_slot, hist_offset,
+                   count_offset, lo_values, hi_values, value_offset, y_cls, y_val, w, task,
+                   width, criterion, growth, max_depth, min_samples_split, min_samples_leaf,
+                   min_impurity_decrease, root_weight, max_features, multiway, rng, cand, left,
+                   right, hist, hcount, sort_out, sort_keys, sort_counts, present, cat_keys,
+                   in_left, slot_map, map_pool, map_used, unit_weights, order_buf, best_order_buf,
+                   perm_buf, perm_scratch):
+    """Find and record the best test of ``node``; returns the new used length of ``map_pool``
+    (the caller guarantees room for every categorical feature's map). A node that must stay a
+    leaf gets ``I_P_FEATURE = -1``."""
+    ni[node, I_P_FEATURE] = -1
+    n_node = ni[node, I_N_SAMPLES]
+    weight = nf[node, F_WEIGHT]
+    impurity = nf[node, F_IMPURITY]
+    if max_depth >= 0 and ni[node, I_DEPTH] >= max_depth:
+        return map_used
+    if n_node < min_samples_split or n_node < 2 * min_samples_leaf:
+        return map_used
+    if impurity <= _EPSILON:
+        return map_used
+    start = ni[node, I_SEG_START]
+    end = start + n_node
+    poff = node * width
+    parent_mass = stats_mass(nv, poff, width, task, criterion)
+    const_row = ni[node, I_CONST_ROW]
+    block_row = ni[node, I_BLOCK_ROW]
+    n_features = codes.shape[0]
+    n_cand = 0
+    for f in range(n_features):
+        if const_pool[const_row, f] == 0:
+            cand[n_cand] = f
+            n_cand += 1
+    best_gain = -np.inf
+    best_feature = -1
+    best_lo = -1
+    best_threshold = np.nan
+    best_children = 0
+    best_map_offset = -1
+    visited = 0
+    i = 0
+    shuffle = max_features < n_cand
+    while i < n_cand and visited < max_features:
+        if shuffle:
+            j = i + next_random(rng, n_cand - i)
+            tmp = cand[i]
+            cand[i] = cand[j]
+            cand[j] = tmp
+        f = cand[i]
+        i += 1
+        nc = n_codes[f]
+        gain = -np.inf
+        lo = -1
+        hi = -1
+        n_children = 2
+        constant = False
+        if kind[f] == KIND_PRESORTED:
+            r = presort_row[f]
+            if codes[f, presorted[r, start]] == codes[f, presorted[r, end - 1]]:
+                constant = True
+            else:
+                gain, lo, hi = scan_sorted(presorted, r, start, end, codes, f, y_cls, y_val, w,
+                                           task, width, criterion, nv, poff, weight, parent_mass,
+                                           min_samples_leaf, left, right)
+        elif kind[f] == KIND_HISTOGRAM and nc * width > 2 * n_node:
+            # Few samples for many codes: sorting the node's samples beats any histogram.
+            if nc <= 4 * n_node:
+                counting_sort_node(samples, start, end, codes, f, nc, sort_counts, sort_out)
+            else:
+                argsort_node(samples, start, end, codes, f, sort_keys, sort_out, perm_buf,
+                             perm_scratch)
+            if codes[f, sort_out[0, 0]] == codes[f, sort_out[0, n_node - 1]]:
+                constant = True
+            else:
+                gain, lo, hi = scan_sorted(sort_out, 0, 0, n_node, codes, f, y_cls, y_val, w,
+                                           task, width, criterion, nv, poff, weight, parent_mass,
+                                           min_samples_leaf, left, right)
+        else:
+            in_block = block_row >= 0 and block_slot[f] >= 0
+            if in_block:
+                h = block_slot[f]
+                hoff = block_row * block_size + hist_offset[h]
+                coff = block_row * count_size + count_offset[h]
+                if kind[f] == KIND_HISTOGRAM:
+                    gain, lo, hi, n_present = scan_histogram(
+                        blocks, hoff, block_counts, coff, unit_weights, nc, n_node, task, width,
+                        criterion, nv, poff, weight, parent_mass, min_samples_leaf, left, right)
+                    constant = n_present <= 1
+                elif unit_weights:
+                    counts_from_stats(blocks, hoff, nc, width, task, hcount)
+                    coff = 0
+            else:
+                fill_histogram(samples, start, end, codes, f, y_cls, y_val, w, task, width, hist,
+                               hcount, nc)
+                if kind[f] == KIND_HISTOGRAM:
+                    gain, lo, hi, n_present = scan_histogram(
+                        hist, 0, hcount, 0, False, nc, n_node, task, width, criterion, nv, poff,
+                        weight, parent_mass, min_samples_leaf, left, right)
+                    constant = n_present <= 1
+            if kind[f] == KIND_CATEGORICAL:
+                if in_block:
+                    src = blocks
+                    src_off = hoff
+                    cnt = block_counts if not unit_weights else hcount
+                else:
+                    src = hist
+                    src_off = 0
+                    cnt = hcount
+                    coff = 0
+                n_present = 0
+                for b in range(nc):
+                    if cnt[coff + b] > 0:
+                        n_present += 1
+                        if n_present > 1:
+                            break
+                if n_present <= 1:
+                    constant = True
+                elif multiway:
+                    gain, n_children = best_multiway(src, src_off, cnt, coff, nc, width, task,
+                                                     criterion, parent_mass, min_samples_leaf,
+                                                     slot_map)
+                else:
+                    gain, n_children = best_binary_subset(
+                        src, src_off, cnt, coff, nc, n_node, width, task, criterion, nv, poff,
+                        parent_mass, min_samples_leaf, left, right, slot_map, present, cat_keys,
+                        in_left, order_buf, best_order_buf, perm_buf, perm_scratch)
+        if constant:
+            const_pool[const_row, f] = 1
+            continue
+        visited += 1
+        if kind[f] != KIND_CATEGORICAL and lo < 0:
+            continue
+        if kind[f] == KIND_CATEGORICAL and n_children == 0:
+            continue
+        if gain > best_gain:
+            best_gain = gain
+            best_feature = f
+            best_children = n_children
+            if kind[f] == KIND_CATEGORICAL:
+                for b in range(nc):
+                    map_pool[map_used + b] = slot_map[b]
+                best_map_offset = map_used
+                map_used += nc
+                best_lo = -1
+                best_threshold = np.nan
+            else:
+                best_map_offset = -1
+                best_lo = lo
+                off = value_offset[f]
+                best_threshold = midpoint_threshold(lo_values[off + hi], hi_values[off + lo])
+            # A test leaving pure children has the largest possible gain (parent_mass): no later
+            # feature can beat it (ties keep the first), so the search can stop.
+            if gain >= parent_mass:
+                break
+    if best_feature < 0:
+        return map_used
+    if best_gain / root_weight + _EPSILON < min_impurity_decrease:
+        return map_used
+    if growth == GROWTH_PUREST_CHILDREN and not best_gain > 1e-12 * weight:
+        return map_used
+    ni[node, I_P_FEATURE] = best_feature
+    ni[node, I_P_LO_CODE] = best_lo
+    ni[node, I_P_N_CHILDREN] = best_children
+    ni[node, I_P_MAP_OFFSET] = best_map_offset
+    nf[node, F_P_THRESHOLD] = best_threshold
+    nf[node, F_P_GAIN] = best_gain
+    if growth == GROWTH_BEST_FIRST:
+        nf[node, F_PRIORITY] = best_gain / weight
+    elif growth == GROWTH_PUREST_CHILDREN:
+        nf[node, F_PRIORITY] = best_gain / weight - impurity
+    else:
+        nf[node, F_PRIORITY] = best_gain
+    return map_used
+
+
