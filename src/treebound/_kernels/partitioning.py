@@ -1,0 +1,177 @@
+"""numba kernels behind :mod:`treebound.theory.partitioning` (log-space partitioning tables).
+
+Conventions: a *log table* ``T[c, m]`` holds ``log pi^c(m)`` (natural log, ``-inf`` for 0) of one
+tree structure for ``0 <= c <= C`` and ``0 <= m <= M``. Children tables are passed as plain 2-D
+float arrays together with the children's numbers of leaves. Nothing here knows about structures.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from treebound._config import JIT_OPTIONS
+
+NEG_INF = -np.inf
+
+
+@njit(**JIT_OPTIONS)
+def log_add(x, y):
+    """``log(exp(x) + exp(y))`` without overflow."""
+    if x == NEG_INF:
+        return y
+    if y == NEG_INF:
+        return x
+    if x > y:
+        return x + math.log1p(math.exp(y - x))
+    return y + math.log1p(math.exp(x - y))
+
+
+@njit(**JIT_OPTIONS)
+def log_stirling2_table(max_n, max_k):
+    """``T[k, n] = log S(n, k)`` by ``S(n, k) = k S(n-1, k) + S(n-1, k-1)`` in log space."""
+    out = np.full((max_k + 1, max_n + 1), NEG_INF)
+    out[0, 0] = 0.0
+    for n in range(1, max_n + 1):
+        top = min(n, max_k)
+        for k in range(1, top + 1):
+            out[k, n] = log_add(math.log(k) + out[k, n - 1], out[k - 1, n - 1])
+    return out
+
+
+@njit(**JIT_OPTIONS)
+def log_cumsum(log_values, start):
+    """``out[J] = log sum_{j=start}^{J} exp(log_values[j])`` (``-inf`` for ``J < start``)."""
+    n = log_values.shape[0]
+    out = np.full(n, NEG_INF)
+    acc = NEG_INF
+    for j in range(max(start, 0), n):
+        acc = log_add(acc, log_values[j])
+        out[j] = acc
+    return out
+
+
+@njit(**JIT_OPTIONS)
+def pair_sums_at(log_left, log_right, n_left, n_right, log_two_ell, m, use_binomial, out):
+    """Theorem 9's inner sums for one ``m`` and every pair of part counts ``(a, b)``.
+
+    ``out[a, b] = log sum_{k=n_left}^{m-n_right} w(m, k) pi_l^a(k) pi_r^b(m-k)`` with
+    ``w = min(2 ell, C(m, k))`` when ``use_binomial`` else ``w = 2 ell``. Every term is positive,
+    so a running log-sum-exp is accurate to a few ulps per term.
+    """
+    n_a = out.shape[0]
+    n_b = out.shape[1]
+    for a in range(n_a):
+        for b in range(n_b):
+            out[a, b] = NEG_INF
+    k_lo = n_left
+    k_hi = m - n_right
+    if k_hi < k_lo:
+        return
+    log_binom = 0.0  # log C(m, k), updated incrementally along k
+    for k in range(1, k_lo):
+        log_binom += math.log(m - k + 1) - math.log(k)
+    for k in range(k_lo, k_hi + 1):
+        if k > 0:
+            log_binom += math.log(m - k + 1) - math.log(k)
+        log_w = log_two_ell
+        if use_binomial and log_binom < log_two_ell:
+            log_w = log_binom
+        j = m - k
+        for a in range(1, n_a):
+            fa = log_left[a, k]
+            if fa == NEG_INF:
+                continue
+            for b in range(1, n_b):
+                gb = log_right[b, j]
+                if gb == NEG_INF:
+                    continue
+                out[a, b] = log_add(out[a, b], log_w + fa + gb)
+
+
+@njit(**JIT_OPTIONS)
+def combine_pairs(pair_logs, log_coef, n_parts_max, out):
+    """``out[c] = log sum_{a,b} coef(a, b, c) exp(pair_logs[a, b])`` for ``1 <= c <= C``.
+
+    ``log_coef[a, b, c]`` is ``log`` of the merge count of appendix B (``-inf`` when zero).
+    """
+    n_a = pair_logs.shape[0]
+    n_b = pair_logs.shape[1]
+    for c in range(1, n_parts_max + 1):
+        acc = NEG_INF
+        for a in range(1, min(c, n_a - 1) + 1):
+            for b in range(max(1, c - a), min(c, n_b - 1) + 1):
+                p = pair_logs[a, b]
+                if p == NEG_INF:
+                    continue
+                acc = log_add(acc, log_coef[a, b, c] + p)
+        out[c] = acc
+
+
+@njit(**JIT_OPTIONS)
+def node_sums_direct(log_left, log_right, n_left, n_right, log_two_ell, m_start, m_end,
+                     use_binomial, log_coef, n_parts_max):
+    """Unclipped Theorem 9 sums ``log N_c(m)`` for ``m_start <= m <= m_end`` by direct summation.
+
+    Returns an array ``(n_parts_max + 1, m_end - m_start + 1)``; before halving and before the
+    minimum with ``S(m, c)``. Cost ``O(sum_m m * pairs)``: used for small ``m`` (where
+    ``min(2 ell, C(m, k))`` is not constant), as the oracle of the FFT path, and for single values.
+    """
+    n_m = m_end - m_start + 1
+    out = np.full((n_parts_max + 1, max(n_m, 0)), NEG_INF)
+    pairs = np.empty((log_left.shape[0], log_right.shape[0]))
+    col = np.empty(n_parts_max + 1)
+    for i in range(n_m):
+        m = m_start + i
+        pair_sums_at(log_left, log_right, n_left, n_right, log_two_ell, m, use_binomial, pairs)
+        combine_pairs(pairs, log_coef, n_parts_max, col)
+        for c in range(1, n_parts_max + 1):
+            out[c, i] = col[c]
+    return out
+
+
+@njit(**JIT_OPTIONS)
+def tilt_for_target(env_left, env_right, target):
+    """Exponential tilt ``theta`` whose tilted peaks of the two envelopes add up to ``target``.
+
+    ``argmax_k (env_left[k] - theta k)`` is non-increasing in ``theta`` for any sequence, so the
+    sum of the two peak positions is too, and bisection finds the tilt that centres the tilted
+    convolution on output ``target`` (where its dominant term sits at both peaks).
+    """
+    lo = 0.0
+    hi = 1.0
+    # Grow hi until the peaks are at or below the target (or the slope bound is reached).
+    for _ in range(200):
+        if _peak_sum(env_left, env_right, hi) <= target:
+            break
+        lo = hi
+        hi *= 2.0
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        if _peak_sum(env_left, env_right, mid) > target:
+            lo = mid
+        else:
+            hi = mid
+    return 0.5 * (lo + hi)
+
+
+@njit(**JIT_OPTIONS)
+def _peak_sum(env_left, env_right, theta):
+    return _argmax_tilted(env_left, theta) + _argmax_tilted(env_right, theta)
+
+
+@njit(**JIT_OPTIONS)
+def _argmax_tilted(env, theta):
+    best = NEG_INF
+    arg = 0
+    for k in range(env.shape[0]):
+        v = env[k]
+        if v == NEG_INF:
+            continue
+        v -= theta * k
+        if v > best:
+            best = v
+            arg = k
+    return arg
