@@ -235,7 +235,7 @@ class TreeStructure:
                 object.__setattr__(t, "_canonical", t)
                 continue
             a, b = t._left._canonical, t._right._canonical
-            if _order_key(a) < _order_key(b):
+            if _comes_before(a, b):
                 a, b = b, a
             object.__setattr__(t, "_canonical", TreeStructure.node(a, b))
         return self._canonical
@@ -330,8 +330,11 @@ class TreeStructure:
         return f"TreeStructure({text!r})"
 
 
-def _order_key(t: TreeStructure):
-    return (t._n_leaves, t._height, str(t))
+def _comes_before(a: TreeStructure, b: TreeStructure) -> bool:
+    """Strict order used by :meth:`TreeStructure.canonical` (strings only compared on ties)."""
+    if (a._n_leaves, a._height) != (b._n_leaves, b._height):
+        return (a._n_leaves, a._height) < (b._n_leaves, b._height)
+    return a is not b and str(a) < str(b)
 
 
 def _check_count(value, name: str, minimum: int = 0) -> int:
