@@ -43,14 +43,67 @@ def log_stirling2_table(max_n, max_k):
 
 @njit(**JIT_OPTIONS)
 def log_cumsum(log_values, start):
-    """``out[J] = log sum_{j=start}^{J} exp(log_values[j])`` (``-inf`` for ``J < start``)."""
+    """``out[J] = log sum_{j=start}^{J} exp(log_values[j])`` (``-inf`` for ``J < start``).
+
+    Linear-space running sum relative to a running scale (one ``exp`` and one ``log`` per entry;
+    rescaled whenever a term exceeds the scale, so nothing overflows).
+    """
     n = log_values.shape[0]
     out = np.full(n, NEG_INF)
-    acc = NEG_INF
+    scale = NEG_INF
+    acc = 0.0
     for j in range(max(start, 0), n):
-        acc = log_add(acc, log_values[j])
-        out[j] = acc
+        v = log_values[j]
+        if v > scale:
+            acc = acc * math.exp(scale - v) + 1.0 if scale != NEG_INF else 1.0
+            scale = v
+        elif v != NEG_INF:
+            acc += math.exp(v - scale)
+        if scale != NEG_INF:
+            out[j] = scale + math.log(acc)
     return out
+
+
+@njit(**JIT_OPTIONS)
+def log_sum_rows(rows):
+    """Column-wise ``log sum_i exp(rows[i, j])`` (max-shifted; ``-inf`` for empty columns)."""
+    n_rows, n_cols = rows.shape
+    out = np.empty(n_cols)
+    for j in range(n_cols):
+        top = NEG_INF
+        for i in range(n_rows):
+            if rows[i, j] > top:
+                top = rows[i, j]
+        if top == NEG_INF:
+            out[j] = NEG_INF
+            continue
+        acc = 0.0
+        for i in range(n_rows):
+            acc += math.exp(rows[i, j] - top)
+        out[j] = top + math.log(acc)
+    return out
+
+
+@njit(**JIT_OPTIONS)
+def upper_hull(values):
+    """Indices of the vertices of the upper concave hull of ``(k, values[k])`` (finite entries)."""
+    n = values.shape[0]
+    idx = np.empty(n, dtype=np.int64)
+    h = 0
+    for k in range(n):
+        if values[k] == NEG_INF:
+            continue
+        # Drop the last vertex while it lies on or below the chord to the new point.
+        while h >= 2:
+            a = idx[h - 2]
+            b = idx[h - 1]
+            if (values[b] - values[a]) * (k - b) <= (values[k] - values[b]) * (b - a):
+                h -= 1
+            else:
+                break
+        idx[h] = k
+        h += 1
+    return idx[:h]
 
 
 @njit(**JIT_OPTIONS)
@@ -133,45 +186,41 @@ def node_sums_direct(log_left, log_right, n_left, n_right, log_two_ell, m_start,
 
 
 @njit(**JIT_OPTIONS)
-def tilt_for_target(env_left, env_right, target):
-    """Exponential tilt ``theta`` whose tilted peaks of the two envelopes add up to ``target``.
+def tilted_window(log_values, length, theta, window):
+    """Tilted, rescaled peak window of ``exp(log_values[k] - theta k)`` for ``k < length``.
 
-    ``argmax_k (env_left[k] - theta k)`` is non-increasing in ``theta`` for any sequence, so the
-    sum of the two peak positions is too, and bisection finds the tilt that centres the tilted
-    convolution on output ``target`` (where its dominant term sits at both peaks).
+    Returns ``(first, x, log_scale, ||x||_2, ||x||_1)`` where ``x[i] = exp(z[first+i] - s)``,
+    ``z[k] = log_values[k] - theta k``, ``s = max z``, over the smallest index range holding every
+    ``k`` with ``z[k] >= s - window`` (entries below are dropped by the caller's error bound).
+    ``first = -1`` when every entry is ``-inf``.
     """
-    lo = 0.0
-    hi = 1.0
-    # Grow hi until the peaks are at or below the target (or the slope bound is reached).
-    for _ in range(200):
-        if _peak_sum(env_left, env_right, hi) <= target:
-            break
-        lo = hi
-        hi *= 2.0
-    for _ in range(60):
-        mid = 0.5 * (lo + hi)
-        if _peak_sum(env_left, env_right, mid) > target:
-            lo = mid
-        else:
-            hi = mid
-    return 0.5 * (lo + hi)
-
-
-@njit(**JIT_OPTIONS)
-def _peak_sum(env_left, env_right, theta):
-    return _argmax_tilted(env_left, theta) + _argmax_tilted(env_right, theta)
-
-
-@njit(**JIT_OPTIONS)
-def _argmax_tilted(env, theta):
-    best = NEG_INF
-    arg = 0
-    for k in range(env.shape[0]):
-        v = env[k]
+    s = NEG_INF
+    for k in range(length):
+        v = log_values[k]
+        if v != NEG_INF:
+            z = v - theta * k
+            if z > s:
+                s = z
+    if s == NEG_INF:
+        return -1, np.empty(0), s, 0.0, 0.0
+    cut = s - window
+    first = -1
+    last = -1
+    for k in range(length):
+        v = log_values[k]
+        if v != NEG_INF and v - theta * k >= cut:
+            if first < 0:
+                first = k
+            last = k
+    x = np.empty(last - first + 1)
+    n2 = 0.0
+    n1 = 0.0
+    for i in range(last - first + 1):
+        v = log_values[first + i]
         if v == NEG_INF:
-            continue
-        v -= theta * k
-        if v > best:
-            best = v
-            arg = k
-    return arg
+            x[i] = 0.0
+        else:
+            x[i] = math.exp(v - theta * (first + i) - s)
+        n2 += x[i] * x[i]
+        n1 += x[i]
+    return first, x, s, math.sqrt(n2), n1

@@ -23,8 +23,10 @@ import scipy.fft
 
 from treebound._kernels.partitioning import (
     log_cumsum,
+    log_sum_rows,
     node_sums_direct,
-    tilt_for_target,
+    tilted_window,
+    upper_hull,
 )
 from treebound.theory.combinatorics import partition_merge_count
 
@@ -126,7 +128,7 @@ def log_node_sums(left_leaves, right_leaves, log_left, log_right, n_parts_max, m
     block = out[:, m_mid - m_start :]
     for c in range(1, C + 1):
         if terms[c]:
-            block[c] = np.logaddexp.reduce(np.vstack(terms[c]), axis=0)
+            block[c] = log_sum_rows(np.vstack(terms[c]))
     return out
 
 
@@ -159,21 +161,24 @@ def tilted_fft_convolutions(F, G, left_leaves, right_leaves, n_parts_max, m_star
     The sequences ``f_a = exp(F[a])`` grow like polynomials of high degree, far beyond what one
     FFT can resolve. With a tilt ``theta``, ``f_a(k) e^{-theta k}`` and ``g_b(j) e^{-theta j}``
     (each rescaled to a maximum of 1) convolve to ``e^{-theta m}`` times the wanted sums, and the
-    output whose dominant term lies at both tilted peaks is computed with full relative accuracy
-    (:func:`treebound._kernels.partitioning.tilt_for_target` picks that tilt).
+    output whose dominant term lies at both tilted peaks is computed with full relative accuracy.
+    The tilt for a target output is read off the sup-convolution of the upper concave hulls of
+    the two envelopes (its slope at the target). Entries more than ``TILT_WINDOW`` nats below a
+    tilted sequence's maximum are dropped (a window around the peak), which keeps transforms
+    short for high-degree subtrees.
 
     Error control: with ``eta ~ 5 eps log2 N`` the normwise relative error of one transform
     (Higham, *Accuracy and Stability*, section 24.1), the errors of the two forward spectra
     contribute at most ``(1/N) sum_j |dX_j| |Y_j| <= eta ||x||_2 ||y||_2`` each to any output
     (Cauchy–Schwarz and Parseval), and the inverse transform, whose outputs are butterfly sums,
     at most ``eta (1/N) sum_j |X_j Y_j| <= eta ||x||_2 ||y||_2``. So every output is off by at most
-    ``E = 15 eps log2(N) sum_{a,b} w_ab ||x_a||_2 ||y_b||_2`` and is accepted only when
+    ``E = sum_{a,b} w_ab (15 eps log2(N) ||x_a||_2 ||y_b||_2 + e^{-W} (n_f ||y_b||_1 + n_g
+    ||x_a||_1))``, the second part covering the dropped entries, and is accepted only when
     ``E <= tolerance * value``; all terms are positive, so nothing cancels below that bound.
     Outputs no tilt resolves are summed directly. Tilts are placed from the top output
     downwards, each centred just below the band the previous one resolved.
     """
     C = n_parts_max
-    L = left_leaves + right_leaves
     n_out = m_end - m_start + 1
     out = np.full((C + 1, n_out), -np.inf)
     rows_a = [a for a in range(2, F.shape[0]) if np.any(np.isfinite(F[a]))]
@@ -186,39 +191,56 @@ def tilted_fft_convolutions(F, G, left_leaves, right_leaves, n_parts_max, m_star
             pending[c] = True
     if not pending.any():
         return out
-    env_f = np.max(F[rows_a], axis=0)
-    env_g = np.max(G[rows_b], axis=0)
+    tilt = _TiltSelector(np.max(F[rows_a], axis=0), np.max(G[rows_b], axis=0))
     eps = np.finfo(np.float64).eps
+    drop = math.exp(-TILT_WINDOW)
     target = m_end
     while pending.any():
         top = m_start + int(np.flatnonzero(pending.any(axis=0))[-1])
         target = min(target, top)
+        theta = tilt(target)
         len_f = top - right_leaves + 1
         len_g = top - left_leaves + 1
-        theta = tilt_for_target(env_f[:len_f], env_g[:len_g], target)
-        N = scipy.fft.next_fast_len(max(top + 1, 2 * top - L - m_start + 1), real=True)
-        spec_f, scale_f, norm_f = _tilted_spectra(F, rows_a, len_f, theta, N)
-        spec_g, scale_g, norm_g = _tilted_spectra(G, rows_b, len_g, theta, N)
-        m_values = np.arange(m_start, top + 1)
+        win_f = _tilted_windows(F, rows_a, len_f, theta)
+        win_g = _tilted_windows(G, rows_b, len_g, theta)
+        if not win_f or not win_g:
+            break
+        lo_f = min(w[0] for w in win_f.values())
+        hi_f = max(w[0] + w[1].shape[0] for w in win_f.values())
+        lo_g = min(w[0] for w in win_g.values())
+        hi_g = max(w[0] + w[1].shape[0] for w in win_g.values())
+        N = scipy.fft.next_fast_len((hi_f - lo_f) + (hi_g - lo_g) - 1, real=True)
+        spec_f = {a: _spectrum(w, lo_f, N) for a, w in win_f.items()}
+        spec_g = {b: _spectrum(w, lo_g, N) for b, w in win_g.items()}
+        # Conv index i holds output m = i + lo_f + lo_g.
+        i_lo = max(m_start - lo_f - lo_g, 0)
+        i_hi = min(top - lo_f - lo_g, N - 1)
         error_factor = FFT_ERROR_FACTOR * eps * math.log2(N)
         for c, pc in pairs.items():
-            if not pc or not pending[c, : top - m_start + 1].any():
+            if not pc or i_hi < i_lo or not pending[c, : top - m_start + 1].any():
                 continue
-            logw = np.array([log_coef[a, b, c] + scale_f[a] + scale_g[b] for a, b in pc])
+            usable = [(a, b) for a, b in pc if a in win_f and b in win_g]
+            if not usable:
+                continue
+            logw = np.array([log_coef[a, b, c] + win_f[a][2] + win_g[b][2] for a, b in usable])
             shift = logw.max()
             w = np.exp(logw - shift)
             spec = np.zeros(N // 2 + 1, dtype=np.complex128)
             bound = 0.0
-            for (a, b), wab in zip(pc, w, strict=True):
+            for (a, b), wab in zip(usable, w, strict=True):
                 if wab == 0.0:
                     continue
                 spec += wab * spec_f[a] * spec_g[b]
-                bound += wab * norm_f[a] * norm_g[b]
-            h = scipy.fft.irfft(spec, N)[m_start : top + 1]
-            ok = pending[c, : top - m_start + 1] & (h * tolerance > error_factor * bound)
+                _, xa, _, n2a, n1a = win_f[a]
+                _, yb, _, n2b, n1b = win_g[b]
+                bound += wab * (error_factor * n2a * n2b + drop * (len_f * n1b + len_g * n1a))
+            h = scipy.fft.irfft(spec, N)[i_lo : i_hi + 1]
+            m_values = np.arange(i_lo, i_hi + 1) + lo_f + lo_g
+            cols = m_values - m_start
+            ok = pending[c, cols] & (h * tolerance > bound)
             idx = np.flatnonzero(ok)
-            out[c, idx] = np.log(h[idx]) + shift + theta * m_values[idx]
-            pending[c, idx] = False
+            out[c, cols[idx]] = np.log(h[idx]) + shift + theta * m_values[idx]
+            pending[c, cols[idx]] = False
         # Outputs at the top that no tilt resolves: sum them directly (rare; costs O(m) each).
         stuck = [c for c in range(2, C + 1) if pending[c, top - m_start]]
         if stuck:
@@ -227,32 +249,81 @@ def tilted_fft_convolutions(F, G, left_leaves, right_leaves, n_parts_max, m_star
             for c in stuck:
                 out[c, top - m_start] = direct[c, 0]
                 pending[c, top - m_start] = False
-        # Centre the next tilt just below the band this one resolved (bands scale with m).
-        resolved = ~pending[:, : target - m_start + 1].any(axis=0)
-        run = 0
-        while run < resolved.shape[0] and resolved[resolved.shape[0] - 1 - run]:
-            run += 1
         if not pending.any():
             break
+        # Centre the next tilt just below the band this one resolved (bands scale with m).
+        resolved = ~pending[:, : target - m_start + 1].any(axis=0)
+        unresolved = np.flatnonzero(~resolved)
+        run = resolved.shape[0] - 1 - (unresolved[-1] if unresolved.size else -1)
         new_top = m_start + int(np.flatnonzero(pending.any(axis=0))[-1])
         width = max(run - 1, 0)
         target = max(m_start, new_top - int(0.8 * width * new_top / max(target, 1)))
+    # Anything left (no usable window) is summed directly.
+    for c in range(2, C + 1):
+        for col in np.flatnonzero(pending[c]):
+            out[c, col] = node_sums_direct(F, G, left_leaves, right_leaves, 0.0, m_start + col,
+                                           m_start + col, False, log_coef, C)[c, 0]
     return out
 
 
-def _tilted_spectra(table, rows, length, theta, N):
-    k = np.arange(length)
-    spectra, scales, norms = {}, {}, {}
+#: Entries of a tilted sequence more than this many nats below its maximum are dropped.
+TILT_WINDOW = 60.0
+
+
+class _TiltSelector:
+    """Slope of the sup-convolution of the two envelopes' upper concave hulls at an output m.
+
+    For concave envelopes the tilted peaks ``argmax_k (F(k) - theta k)`` sit where the hull's
+    slope crosses ``theta``; the output whose dominant term is at both peaks is reached by
+    walking the two hulls' edges merged in decreasing slope order (Minkowski sum).
+    """
+
+    def __init__(self, env_f, env_g):
+        hf, hg = upper_hull(env_f), upper_hull(env_g)
+        slopes, lengths = [], []
+        for env, hull in ((env_f, hf), (env_g, hg)):
+            if hull.shape[0] > 1:
+                dk = np.diff(hull)
+                slopes.append(np.diff(env[hull]) / dk)
+                lengths.append(dk)
+        self.start = int(hf[0] + hg[0])
+        if slopes:
+            s = np.concatenate(slopes)
+            order = np.argsort(-s, kind="stable")
+            self.slopes = s[order]
+            self.ends = np.cumsum(np.concatenate(lengths)[order])
+        else:
+            self.slopes = np.zeros(1)
+            self.ends = np.zeros(1, dtype=np.int64)
+
+    def __call__(self, target):
+        pos = target - self.start
+        if pos <= 0:
+            return float(max(self.slopes[0], 0.0))
+        i = int(np.searchsorted(self.ends, pos, side="left"))
+        if i >= self.slopes.shape[0]:
+            return float(max(self.slopes[-1], 0.0))
+        if self.ends[i] == pos and i + 1 < self.slopes.shape[0]:
+            # The target is a hull vertex: any slope between the two edges centres it.
+            return float(max(0.5 * (self.slopes[i] + self.slopes[i + 1]), 0.0))
+        return float(max(self.slopes[i], 0.0))
+
+
+def _tilted_windows(table, rows, length, theta):
+    """Per row: (offset, x, log scale, ||x||_2, ||x||_1) of the tilted, rescaled peak window."""
+    out = {}
     for a in rows:
-        z = table[a, :length] - theta * k
-        s = np.max(z)
-        if not np.isfinite(s):
-            continue
-        x = np.exp(z - s)
-        spectra[a] = scipy.fft.rfft(x, N)
-        scales[a] = s
-        norms[a] = math.sqrt(float(np.dot(x, x)))
-    return spectra, scales, norms
+        first, x, s, n2, n1 = tilted_window(table[a], length, theta, TILT_WINDOW)
+        if first >= 0:
+            out[a] = (first, x, s, n2, n1)
+    return out
+
+
+def _spectrum(window, origin, N):
+    first, x = window[0], window[1]
+    padded = np.zeros(N)
+    padded[first - origin : first - origin + x.shape[0]] = x
+    return scipy.fft.rfft(padded)
 
 
 # ---------------------------------------------------------------------------- tight, exact
