@@ -196,6 +196,7 @@ def tilted_fft_convolutions(F, G, left_leaves, right_leaves, n_parts_max, m_star
     drop = math.exp(-TILT_WINDOW)
     target = m_end
     while pending.any():
+        n_pending = np.count_nonzero(pending)
         top = m_start + int(np.flatnonzero(pending.any(axis=0))[-1])
         target = min(target, top)
         theta = tilt(target)
@@ -241,14 +242,18 @@ def tilted_fft_convolutions(F, G, left_leaves, right_leaves, n_parts_max, m_star
             idx = np.flatnonzero(ok)
             out[c, cols[idx]] = np.log(h[idx]) + shift + theta * m_values[idx]
             pending[c, cols[idx]] = False
-        # Outputs at the top that no tilt resolves: sum them directly (rare; costs O(m) each).
-        stuck = [c for c in range(2, C + 1) if pending[c, top - m_start]]
-        if stuck:
-            direct = node_sums_direct(F, G, left_leaves, right_leaves, 0.0, top, top, False,
+        # Outputs at the top that this tilt did not resolve are summed directly: just the top one
+        # when the tilt made progress, else a block below it (a corner of the envelopes that no
+        # single tilt centres, e.g. where a subtree's bound leaves the Stirling regime).
+        if pending[:, top - m_start].any():
+            progress = np.count_nonzero(pending) < n_pending
+            block = 1 if progress else DIRECT_BLOCK
+            lo = max(m_start, top - block + 1)
+            direct = node_sums_direct(F, G, left_leaves, right_leaves, 0.0, lo, top, False,
                                       log_coef, C)
-            for c in stuck:
-                out[c, top - m_start] = direct[c, 0]
-                pending[c, top - m_start] = False
+            sl = slice(lo - m_start, top - m_start + 1)
+            out[:, sl] = np.where(pending[:, sl], direct, out[:, sl])
+            pending[:, sl] = False
         if not pending.any():
             break
         # Centre the next tilt just below the band this one resolved (bands scale with m).
@@ -266,6 +271,8 @@ def tilted_fft_convolutions(F, G, left_leaves, right_leaves, n_parts_max, m_star
     return out
 
 
+#: Outputs summed directly after a tilt that resolved nothing (see tilted_fft_convolutions).
+DIRECT_BLOCK = 64
 #: Entries of a tilted sequence more than this many nats below its maximum are dropped.
 TILT_WINDOW = 60.0
 
