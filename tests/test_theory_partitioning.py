@@ -311,3 +311,16 @@ def test_zero_cases():
     assert partitioning_upper_bound(P("((L,L),L)"), 3, 3, 1) == 1  # c = m <= L
     for m, c in itertools.product(range(0, 5), range(1, 5)):
         assert partitioning_upper_bound(P("((L,L),(L,L))"), c, m, 2) == stirling2(m, c)
+
+
+def test_cache_memory_budget_evicts_least_recently_used():
+    t = P("((((L,L),(L,L)),L),((L,L),L))")
+    unlimited = PartitioningCache(max_bytes=None)
+    reference = log_growth_function_upper_bound(t, 3000, 5, 3, cache=unlimited)
+    assert unlimited.nbytes > 0
+    small = PartitioningCache(max_bytes=unlimited.nbytes // 3)
+    for _ in range(2):  # recomputes what was evicted, same value
+        assert log_growth_function_upper_bound(t, 3000, 5, 3, cache=small) == reference
+        assert small.nbytes <= small.max_bytes
+    with pytest.raises(ValueError):
+        PartitioningCache(max_bytes=-1)

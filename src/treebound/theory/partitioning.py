@@ -29,6 +29,7 @@ or exactly in Python integers by :func:`partitioning_upper_bound`.
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 
 import numpy as np
 
@@ -64,6 +65,14 @@ class PartitioningCache:
     for this call only"; pass one explicitly to reuse work across calls (pruning, VC dimension,
     many candidate trees sharing subtrees). Not thread-safe.
 
+    Parameters
+    ----------
+    max_bytes : int or None
+        Memory budget of the stored tables (a tight table of a shape costs about
+        ``8 (C + 1) (M + 1)`` bytes). After each top-level call the least recently used entries
+        beyond the budget are dropped, so long pruning runs that create many one-off candidate
+        shapes stay bounded. ``None`` keeps everything. Default 1 GiB.
+
     Examples
     --------
     >>> cache = PartitioningCache()
@@ -76,23 +85,41 @@ class PartitioningCache:
     0
     """
 
-    def __init__(self):
-        self._stores: dict = {}
+    def __init__(self, max_bytes: int | None = 2**30):
+        if max_bytes is not None and (isinstance(max_bytes, bool) or not isinstance(max_bytes, int)
+                                      or max_bytes < 0):
+            raise ValueError(f"max_bytes must be a non-negative integer or None, got {max_bytes!r}")
+        self.max_bytes = max_bytes
+        self._entries: OrderedDict = OrderedDict()  # (kind, n_features, key) -> (value, nbytes)
+        self._nbytes = 0
         self._log_stirling = np.zeros((1, 1))
         self._log_coef = np.zeros((1, 1, 1))
         self._stirling_rows: list[list[int]] = [[1]]
 
     def clear(self) -> None:
         """Drop every stored table."""
-        self.__init__()
+        self.__init__(self.max_bytes)
 
     def __len__(self) -> int:
         """Number of stored entries (tables or single values), over all settings."""
-        return sum(len(store) for store in self._stores.values())
+        return len(self._entries)
 
-    def store(self, kind: str, n_features: int) -> dict:
-        """The dictionary of entries for one kind of value and one number of features."""
-        return self._stores.setdefault((kind, n_features), {})
+    @property
+    def nbytes(self) -> int:
+        """Approximate memory held by the stored entries."""
+        return self._nbytes
+
+    def store(self, kind: str, n_features: int) -> _Store:
+        """Dictionary-like view of the entries of one kind of value and one number of features."""
+        return _Store(self, (kind, n_features))
+
+    def trim(self) -> None:
+        """Drop least recently used entries until :attr:`nbytes` fits ``max_bytes``."""
+        if self.max_bytes is None:
+            return
+        while self._nbytes > self.max_bytes and self._entries:
+            _, (_, size) = self._entries.popitem(last=False)
+            self._nbytes -= size
 
     def log_stirling(self, max_m: int, max_c: int) -> np.ndarray:
         """``log S(m, c)`` for ``m <= max_m``, ``c <= max_c`` (grown on demand)."""
@@ -118,6 +145,55 @@ class PartitioningCache:
             self._stirling_rows = [[stirling2(m, c) for m in range(size_m + 1)]
                                    for c in range(size_c + 1)]
         return self._stirling_rows
+
+
+class _Store:
+    """Mapping view of one ``(kind, n_features)`` slice of a cache; reads refresh recency."""
+
+    __slots__ = ("_cache", "_prefix")
+
+    def __init__(self, cache, prefix):
+        self._cache = cache
+        self._prefix = prefix
+
+    def get(self, key, default=None):
+        entries = self._cache._entries
+        full = (*self._prefix, key)
+        item = entries.get(full)
+        if item is None:
+            return default
+        entries.move_to_end(full)
+        return item[0]
+
+    def __getitem__(self, key):
+        value = self.get(key, _MISSING)
+        if value is _MISSING:
+            raise KeyError(key)
+        return value
+
+    def __contains__(self, key):
+        return (*self._prefix, key) in self._cache._entries
+
+    def __setitem__(self, key, value):
+        cache = self._cache
+        full = (*self._prefix, key)
+        old = cache._entries.pop(full, None)
+        if old is not None:
+            cache._nbytes -= old[1]
+        size = _size_of(value)
+        cache._entries[full] = (value, size)
+        cache._nbytes += size
+
+
+_MISSING = object()
+
+
+def _size_of(value) -> int:
+    if isinstance(value, np.ndarray):
+        return int(value.nbytes)
+    if value and isinstance(value[0], list):
+        return 32 * sum(len(row) for row in value)
+    return 32 * len(value)
 
 
 # ------------------------------------------------------------------------ validation
@@ -309,12 +385,16 @@ def _loose_values(structure, n_parts_max, m, n_features, cache, paper, log_space
 
 # ------------------------------------------------------------------------ public API
 def _values(structure, n_parts_max, m, n_features, variant, cache, log_space):
-    if variant == "tight":
-        if log_space:
-            return list(_tight_log_values(structure, n_parts_max, m, n_features, cache))
-        return _tight_exact_values(structure, n_parts_max, m, n_features, cache)
-    return _loose_values(structure, n_parts_max, m, n_features, cache,
-                         paper=(variant == "loose_paper"), log_space=log_space)
+    try:
+        if variant == "tight":
+            if log_space:
+                return list(_tight_log_values(structure, n_parts_max, m, n_features, cache))
+            return _tight_exact_values(structure, n_parts_max, m, n_features, cache)
+        return _loose_values(structure, n_parts_max, m, n_features, cache,
+                             paper=(variant == "loose_paper"), log_space=log_space)
+    finally:
+        # Evict only between calls, never while a computation still reads children's tables.
+        cache.trim()
 
 
 def partitioning_upper_bound(structure, n_parts, n_examples, n_features, variant="tight",

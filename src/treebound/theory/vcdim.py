@@ -75,12 +75,17 @@ def vcdim_upper_bound(structure: TreeStructure, n_features: int, cache=None) -> 
     structure = structure.canonical()
     if structure.is_leaf:
         return 1
-    L = structure.n_leaves
-    horizon = max(4 * L, 64)
-    if not structure.is_leaf:
-        for child in (structure.left, structure.right):
-            ensure_log_tables(child, 2, horizon, ell, cache)
-    m = L + 1
+    try:
+        return _first_unshattered(structure, ell, cache, max(4 * structure.n_leaves, 64)) - 1
+    finally:
+        cache.trim()
+
+
+def _first_unshattered(structure, ell, cache, horizon):
+    """Smallest ``m > L_T`` at which the Theorem 9 bound is below ``S(m, 2)`` (Algorithm 2)."""
+    m = structure.n_leaves + 1
+    for child in (structure.left, structure.right):
+        ensure_log_tables(child, 2, horizon, ell, cache)
     while True:
         if m > horizon:
             horizon *= 2
@@ -94,7 +99,7 @@ def vcdim_upper_bound(structure: TreeStructure, n_features: int, cache=None) -> 
         else:
             shattered = gap > 0
         if not shattered:
-            return m - 1
+            return m
         m += 1
 
 
