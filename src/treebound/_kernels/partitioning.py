@@ -111,8 +111,9 @@ def pair_sums_at(log_left, log_right, n_left, n_right, log_two_ell, m, use_binom
     """Theorem 9's inner sums for one ``m`` and every pair of part counts ``(a, b)``.
 
     ``out[a, b] = log sum_{k=n_left}^{m-n_right} w(m, k) pi_l^a(k) pi_r^b(m-k)`` with
-    ``w = min(2 ell, C(m, k))`` when ``use_binomial`` else ``w = 2 ell``. Every term is positive,
-    so a running log-sum-exp is accurate to a few ulps per term.
+    ``w = min(2 ell, C(m, k))`` when ``use_binomial`` else ``w = 2 ell``. Two passes: the largest
+    term, then the sum of ``exp(term - largest)`` (every term is positive, so this is accurate to a
+    few ulps per term and costs one ``exp`` per term).
     """
     n_a = out.shape[0]
     n_b = out.shape[1]
@@ -123,25 +124,33 @@ def pair_sums_at(log_left, log_right, n_left, n_right, log_two_ell, m, use_binom
     k_hi = m - n_right
     if k_hi < k_lo:
         return
-    log_binom = 0.0  # log C(m, k), updated incrementally along k
-    for k in range(1, k_lo):
-        log_binom += math.log(m - k + 1) - math.log(k)
-    for k in range(k_lo, k_hi + 1):
-        if k > 0:
+    n_k = k_hi - k_lo + 1
+    log_w = np.full(n_k, log_two_ell)
+    if use_binomial:
+        log_binom = 0.0  # log C(m, k), updated incrementally along k
+        for k in range(1, k_hi + 1):
             log_binom += math.log(m - k + 1) - math.log(k)
-        log_w = log_two_ell
-        if use_binomial and log_binom < log_two_ell:
-            log_w = log_binom
-        j = m - k
-        for a in range(1, n_a):
-            fa = log_left[a, k]
-            if fa == NEG_INF:
+            if k >= k_lo and log_binom < log_two_ell:
+                log_w[k - k_lo] = log_binom
+    for a in range(1, n_a):
+        for b in range(1, n_b):
+            top = NEG_INF
+            for i in range(n_k):
+                k = k_lo + i
+                t = log_left[a, k] + log_right[b, m - k]
+                if t > NEG_INF:
+                    t += log_w[i]
+                    if t > top:
+                        top = t
+            if top == NEG_INF:
                 continue
-            for b in range(1, n_b):
-                gb = log_right[b, j]
-                if gb == NEG_INF:
-                    continue
-                out[a, b] = log_add(out[a, b], log_w + fa + gb)
+            acc = 0.0
+            for i in range(n_k):
+                k = k_lo + i
+                t = log_left[a, k] + log_right[b, m - k]
+                if t > NEG_INF:
+                    acc += math.exp(t + log_w[i] - top)
+            out[a, b] = top + math.log(acc)
 
 
 @njit(**JIT_OPTIONS)

@@ -106,8 +106,11 @@ def log_node_sums(left_leaves, right_leaves, log_left, log_right, n_parts_max, m
     terms = [[] for _ in range(C + 1)]
     # a = 1 (pi_l^1(k) = 1 for k >= 1): sum_k pi_r^b(m-k) is a prefix sum of pi_r^b from L_r.
     for b in range(1, min(C, Cr) + 1):
-        prefix = log_cumsum(np.ascontiguousarray(log_right[b]), right_leaves)
-        values = log_two_ell + prefix[m - left_leaves]
+        if b == 1:  # pi^1 = 1: the sum just counts the m - L_T + 1 terms
+            values = log_two_ell + np.log(m - left_leaves - right_leaves + 1.0)
+        else:
+            prefix = log_cumsum(np.ascontiguousarray(log_right[b]), right_leaves)
+            values = log_two_ell + prefix[m - left_leaves]
         for c in (b, b + 1):
             if 1 <= c <= C and np.isfinite(log_coef[1, b, c]):
                 terms[c].append(log_coef[1, b, c] + values)
