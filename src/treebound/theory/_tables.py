@@ -16,6 +16,7 @@ one builder per distinct shape. Three families:
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import numpy as np
@@ -351,14 +352,27 @@ def exact_node_table(n_leaves, left_leaves, right_leaves, same_children, left, r
     Cl, Cr = len(left) - 1, len(right) - 1
     coef = {(a, b, c): partition_merge_count(a, b, c)
             for c in range(2, C + 1) for a in range(1, c + 1) for b in range(max(1, c - a), c + 1)}
+    # Prefix sums of the children's rows (for the pairs with a = 1 or b = 1 once w = 2 ell).
+    prefix_left = [list(itertools.accumulate(row[k] if k >= left_leaves else 0 for k in range(M + 1)))
+                   for row in left]
+    prefix_right = [list(itertools.accumulate(row[j] if j >= right_leaves else 0 for j in range(M + 1)))
+                    for row in right]
     for m in range(L + 1, M + 1):
-        weights = {k: min(two_ell, math.comb(m, k)) for k in range(left_leaves, m - right_leaves + 1)}
+        k_lo, k_hi = left_leaves, m - right_leaves
+        constant = m >= two_ell  # then min(2 ell, C(m, k)) = 2 ell for every 1 <= k <= m - 1
+        weights = {k: (two_ell if constant else min(two_ell, math.comb(m, k)))
+                   for k in range(k_lo, k_hi + 1)}
         pair = {}
         for a in range(1, min(C, Cl) + 1):
             fa = left[a]
             for b in range(1, min(C, Cr) + 1):
                 gb = right[b]
-                pair[a, b] = sum(w * fa[k] * gb[m - k] for k, w in weights.items())
+                if constant and a == 1:
+                    pair[a, b] = two_ell * prefix_right[b][m - k_lo]  # sum_{j=L_r}^{m-L_l} g_b(j)
+                elif constant and b == 1:
+                    pair[a, b] = two_ell * prefix_left[a][k_hi]
+                else:
+                    pair[a, b] = sum(w * fa[k] * gb[m - k] for k, w in weights.items())
         for c in range(2, C + 1):
             total = sum(coef[a, b, c] * pair[a, b]
                         for a in range(1, min(c, Cl) + 1)
