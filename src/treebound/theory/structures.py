@@ -227,12 +227,17 @@ class TreeStructure:
         """
         if self._canonical is not None:
             return self._canonical
-        # Iterative post-order so that very deep structures do not hit the recursion limit.
-        for t in self._postorder():
+        # Iterative post-order over the nodes not canonicalized yet (a pruning candidate only has
+        # new nodes on one root path), so deep structures never hit the recursion limit.
+        stack = [(self, False)]
+        while stack:
+            t, expanded = stack.pop()
             if t._canonical is not None:
                 continue
-            if t._left is None:
-                object.__setattr__(t, "_canonical", t)
+            if not expanded:
+                stack.append((t, True))
+                stack.append((t._right, False))
+                stack.append((t._left, False))
                 continue
             a, b = t._left._canonical, t._right._canonical
             if _comes_before(a, b):
