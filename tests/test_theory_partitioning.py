@@ -324,3 +324,15 @@ def test_cache_memory_budget_evicts_least_recently_used():
         assert small.nbytes <= small.max_bytes
     with pytest.raises(ValueError):
         PartitioningCache(max_bytes=-1)
+
+
+def test_default_pipeline_matches_exact_beyond_fft_threshold():
+    # m = 420 puts the constant-weight region above FFT_MIN_OUTPUTS: the default path uses FFTs.
+    t = P("(((L,L),L),((L,L),(L,L)))")
+    cache = PartitioningCache()
+    for m in (300, 420):
+        for c in (2, 3):
+            exact = partitioning_upper_bound(t, c, m, 3, cache=cache)
+            assert close_in_log(log_partitioning_upper_bound(t, c, m, 3, cache=cache), exact)
+        exact_growth = growth_function_upper_bound(t, m, 3, 4, cache=cache)
+        assert close_in_log(log_growth_function_upper_bound(t, m, 3, 4, cache=cache), exact_growth)

@@ -63,6 +63,9 @@ def test_figure3_values():
         t = P(text)
         assert vcdim_lower_bound(t, 10) == lower
         assert vcdim_upper_bound(t, 10, cache=cache) == upper
+        if not t.is_leaf:  # Eq. (5) checked in exact integers at the returned value
+            assert partitioning_upper_bound(t, 2, upper, 10) == 2 ** (upper - 1) - 1
+            assert partitioning_upper_bound(t, 2, upper + 1, 10) < 2**upper - 1
     rows = figure3_rows(10)
     assert [r["lower"] for r in rows] == FIGURE3_LOWER and [r["upper"] for r in rows] == FIGURE3_UPPER
     assert "| 11 | `(((L,L),(L,L)),((L,L),(L,L)))` | 8 | 3 | 24 | 52 | 16 |" in figure3_markdown(10)
