@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from treebound.theory.combinatorics import wedderburn_etherington
 
 __all__ = [
@@ -30,16 +32,9 @@ REFERENCE_CODE_ERROR_PRIOR_RATIO = 2.0**-13.1
 
 
 def _check_nonneg_int(value, name):
-    if isinstance(value, bool) or not isinstance(value, int):
-        try:
-            import numpy as np
-
-            if isinstance(value, np.integer):
-                value = int(value)
-            else:
-                raise TypeError
-        except TypeError:
-            raise TypeError(f"{name} must be an integer, got {type(value).__name__}") from None
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
+    value = int(value)
     if value < 0:
         raise ValueError(f"{name} must be >= 0, got {value}")
     return value

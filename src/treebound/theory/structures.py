@@ -21,6 +21,8 @@ from __future__ import annotations
 import itertools
 import weakref
 
+import numpy as np
+
 __all__ = [
     "TreeStructure",
     "collapsed_structure",
@@ -343,16 +345,9 @@ def _comes_before(a: TreeStructure, b: TreeStructure) -> bool:
 
 
 def _check_count(value, name: str, minimum: int = 0) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        try:
-            import numpy as np
-
-            if isinstance(value, np.integer):
-                value = int(value)
-            else:
-                raise TypeError
-        except TypeError:
-            raise TypeError(f"{name} must be an integer, got {type(value).__name__}") from None
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
+    value = int(value)
     if value < minimum:
         raise ValueError(f"{name} must be >= {minimum}, got {value}")
     return value
