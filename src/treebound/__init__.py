@@ -28,3 +28,22 @@ __all__ = [
     "save_model",
     "to_rules",
 ]
+
+# Theory: tree structures and their VC-dimension / growth-function bounds, loaded on first access
+# (PEP 562) so that ``import treebound`` stays light.
+_THEORY_EXPORTS = (
+    "PartitioningCache",
+    "TreeStructure",
+    "log_growth_function_upper_bound",
+    "vcdim_lower_bound",
+    "vcdim_upper_bound",
+)
+__all__ += list(_THEORY_EXPORTS)
+
+
+def __getattr__(name):
+    if name in _THEORY_EXPORTS:
+        from treebound import theory
+
+        return getattr(theory, name)
+    raise AttributeError(f"module 'treebound' has no attribute {name!r}")

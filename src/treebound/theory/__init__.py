@@ -1,1 +1,97 @@
-"""Partitioning functions, growth-function bounds and VC dimension of tree structures."""
+"""Partitioning functions, growth-function bounds and VC dimension of tree structures.
+
+Sources: Leboeuf, LeBlanc & Marchand (2020), "Decision trees as partitioning machines to
+characterize their generalization properties" (Theorems 7 and 9, Algorithms 1 and 2, Eqs. 4, 5
+and 8) and Yıldız (2015), "On the VC-dimension of univariate decision trees" (Theorems 1–6,
+Eqs. 2–3). See ``SPEC.md`` §2–§4.
+"""
+
+from treebound.theory.bounds import (
+    log_error_prior,
+    log_structure_prior,
+    shawe_taylor_bound,
+    vapnik_srm_bound,
+)
+from treebound.theory.combinatorics import (
+    WEDDERBURN_ETHERINGTON,
+    falling_factorial,
+    log_comb,
+    log_falling_factorial,
+    log_stirling2,
+    log_stirling2_table,
+    logsumexp,
+    partition_merge_count,
+    stirling2,
+    wedderburn_etherington,
+)
+from treebound.theory.partitioning import (
+    VARIANTS,
+    PartitioningCache,
+    growth_function_upper_bound,
+    log_growth_function_upper_bound,
+    log_partitioning_upper_bound,
+    partitioning_upper_bound,
+    stump_partitioning_upper_bound,
+)
+from treebound.theory.shattering import (
+    APPENDIX_A4_PERMUTATIONS,
+    brute_force_stump_vcdim,
+    count_stump_bipartitions,
+    exact_vcdim,
+    stump_shatters,
+)
+from treebound.theory.structures import (
+    TreeStructure,
+    collapsed_structure,
+    collapsed_structures,
+    enumerate_structures,
+    subtree_structures,
+)
+from treebound.theory.vcdim import (
+    stump_vcdim,
+    vcdim_lower_bound,
+    vcdim_upper_bound,
+    yildiz_full_tree_lower_bound,
+    yildiz_path_tree_lower_bound,
+    yildiz_stump_vcdim,
+)
+
+__all__ = [
+    "APPENDIX_A4_PERMUTATIONS",
+    "VARIANTS",
+    "WEDDERBURN_ETHERINGTON",
+    "PartitioningCache",
+    "TreeStructure",
+    "brute_force_stump_vcdim",
+    "collapsed_structure",
+    "collapsed_structures",
+    "count_stump_bipartitions",
+    "enumerate_structures",
+    "exact_vcdim",
+    "falling_factorial",
+    "growth_function_upper_bound",
+    "log_comb",
+    "log_error_prior",
+    "log_falling_factorial",
+    "log_growth_function_upper_bound",
+    "log_partitioning_upper_bound",
+    "log_stirling2",
+    "log_stirling2_table",
+    "log_structure_prior",
+    "logsumexp",
+    "partition_merge_count",
+    "partitioning_upper_bound",
+    "shawe_taylor_bound",
+    "stirling2",
+    "stump_partitioning_upper_bound",
+    "stump_shatters",
+    "stump_vcdim",
+    "subtree_structures",
+    "vapnik_srm_bound",
+    "vcdim_lower_bound",
+    "vcdim_upper_bound",
+    "wedderburn_etherington",
+    "yildiz_full_tree_lower_bound",
+    "yildiz_path_tree_lower_bound",
+    "yildiz_stump_vcdim",
+]

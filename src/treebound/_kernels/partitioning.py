@@ -1,0 +1,235 @@
+"""numba kernels behind :mod:`treebound.theory.partitioning` (log-space partitioning tables).
+
+Conventions: a *log table* ``T[c, m]`` holds ``log pi^c(m)`` (natural log, ``-inf`` for 0) of one
+tree structure for ``0 <= c <= C`` and ``0 <= m <= M``. Children tables are passed as plain 2-D
+float arrays together with the children's numbers of leaves. Nothing here knows about structures.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from treebound._config import JIT_OPTIONS
+
+NEG_INF = -np.inf
+
+
+@njit(**JIT_OPTIONS)
+def log_add(x, y):
+    """``log(exp(x) + exp(y))`` without overflow."""
+    if x == NEG_INF:
+        return y
+    if y == NEG_INF:
+        return x
+    if x > y:
+        return x + math.log1p(math.exp(y - x))
+    return y + math.log1p(math.exp(x - y))
+
+
+@njit(**JIT_OPTIONS)
+def log_stirling2_table(max_n, max_k):
+    """``T[k, n] = log S(n, k)`` by ``S(n, k) = k S(n-1, k) + S(n-1, k-1)`` in log space."""
+    out = np.full((max_k + 1, max_n + 1), NEG_INF)
+    out[0, 0] = 0.0
+    for n in range(1, max_n + 1):
+        top = min(n, max_k)
+        for k in range(1, top + 1):
+            out[k, n] = log_add(math.log(k) + out[k, n - 1], out[k - 1, n - 1])
+    return out
+
+
+@njit(**JIT_OPTIONS)
+def log_cumsum(log_values, start):
+    """``out[J] = log sum_{j=start}^{J} exp(log_values[j])`` (``-inf`` for ``J < start``).
+
+    Linear-space running sum relative to a running scale (one ``exp`` and one ``log`` per entry;
+    rescaled whenever a term exceeds the scale, so nothing overflows).
+    """
+    n = log_values.shape[0]
+    out = np.full(n, NEG_INF)
+    scale = NEG_INF
+    acc = 0.0
+    for j in range(max(start, 0), n):
+        v = log_values[j]
+        if v > scale:
+            acc = acc * math.exp(scale - v) + 1.0 if scale != NEG_INF else 1.0
+            scale = v
+        elif v != NEG_INF:
+            acc += math.exp(v - scale)
+        if scale != NEG_INF:
+            out[j] = scale + math.log(acc)
+    return out
+
+
+@njit(**JIT_OPTIONS)
+def log_sum_rows(rows):
+    """Column-wise ``log sum_i exp(rows[i, j])`` (max-shifted; ``-inf`` for empty columns)."""
+    n_rows, n_cols = rows.shape
+    out = np.empty(n_cols)
+    for j in range(n_cols):
+        top = NEG_INF
+        for i in range(n_rows):
+            if rows[i, j] > top:
+                top = rows[i, j]
+        if top == NEG_INF:
+            out[j] = NEG_INF
+            continue
+        acc = 0.0
+        for i in range(n_rows):
+            acc += math.exp(rows[i, j] - top)
+        out[j] = top + math.log(acc)
+    return out
+
+
+@njit(**JIT_OPTIONS)
+def upper_hull(values):
+    """Indices of the vertices of the upper concave hull of ``(k, values[k])`` (finite entries)."""
+    n = values.shape[0]
+    idx = np.empty(n, dtype=np.int64)
+    h = 0
+    for k in range(n):
+        if values[k] == NEG_INF:
+            continue
+        # Drop the last vertex while it lies on or below the chord to the new point.
+        while h >= 2:
+            a = idx[h - 2]
+            b = idx[h - 1]
+            if (values[b] - values[a]) * (k - b) <= (values[k] - values[b]) * (b - a):
+                h -= 1
+            else:
+                break
+        idx[h] = k
+        h += 1
+    return idx[:h]
+
+
+@njit(**JIT_OPTIONS)
+def pair_sums_at(log_left, log_right, n_left, n_right, log_two_ell, m, use_binomial, out):
+    """Theorem 9's inner sums for one ``m`` and every pair of part counts ``(a, b)``.
+
+    ``out[a, b] = log sum_{k=n_left}^{m-n_right} w(m, k) pi_l^a(k) pi_r^b(m-k)`` with
+    ``w = min(2 ell, C(m, k))`` when ``use_binomial`` else ``w = 2 ell``. Two passes: the largest
+    term, then the sum of ``exp(term - largest)`` (every term is positive, so this is accurate to a
+    few ulps per term and costs one ``exp`` per term).
+    """
+    n_a = out.shape[0]
+    n_b = out.shape[1]
+    for a in range(n_a):
+        for b in range(n_b):
+            out[a, b] = NEG_INF
+    k_lo = n_left
+    k_hi = m - n_right
+    if k_hi < k_lo:
+        return
+    n_k = k_hi - k_lo + 1
+    log_w = np.full(n_k, log_two_ell)
+    if use_binomial:
+        log_binom = 0.0  # log C(m, k), updated incrementally along k
+        for k in range(1, k_hi + 1):
+            log_binom += math.log(m - k + 1) - math.log(k)
+            if k >= k_lo and log_binom < log_two_ell:
+                log_w[k - k_lo] = log_binom
+    for a in range(1, n_a):
+        for b in range(1, n_b):
+            top = NEG_INF
+            for i in range(n_k):
+                k = k_lo + i
+                t = log_left[a, k] + log_right[b, m - k]
+                if t > NEG_INF:
+                    t += log_w[i]
+                    if t > top:
+                        top = t
+            if top == NEG_INF:
+                continue
+            acc = 0.0
+            for i in range(n_k):
+                k = k_lo + i
+                t = log_left[a, k] + log_right[b, m - k]
+                if t > NEG_INF:
+                    acc += math.exp(t + log_w[i] - top)
+            out[a, b] = top + math.log(acc)
+
+
+@njit(**JIT_OPTIONS)
+def combine_pairs(pair_logs, log_coef, n_parts_max, out):
+    """``out[c] = log sum_{a,b} coef(a, b, c) exp(pair_logs[a, b])`` for ``1 <= c <= C``.
+
+    ``log_coef[a, b, c]`` is ``log`` of the merge count of appendix B (``-inf`` when zero).
+    """
+    n_a = pair_logs.shape[0]
+    n_b = pair_logs.shape[1]
+    for c in range(1, n_parts_max + 1):
+        acc = NEG_INF
+        for a in range(1, min(c, n_a - 1) + 1):
+            for b in range(max(1, c - a), min(c, n_b - 1) + 1):
+                p = pair_logs[a, b]
+                if p == NEG_INF:
+                    continue
+                acc = log_add(acc, log_coef[a, b, c] + p)
+        out[c] = acc
+
+
+@njit(**JIT_OPTIONS)
+def node_sums_direct(log_left, log_right, n_left, n_right, log_two_ell, m_start, m_end,
+                     use_binomial, log_coef, n_parts_max):
+    """Unclipped Theorem 9 sums ``log N_c(m)`` for ``m_start <= m <= m_end`` by direct summation.
+
+    Returns an array ``(n_parts_max + 1, m_end - m_start + 1)``; before halving and before the
+    minimum with ``S(m, c)``. Cost ``O(sum_m m * pairs)``: used for small ``m`` (where
+    ``min(2 ell, C(m, k))`` is not constant), as the oracle of the FFT path, and for single values.
+    """
+    n_m = m_end - m_start + 1
+    out = np.full((n_parts_max + 1, max(n_m, 0)), NEG_INF)
+    pairs = np.empty((log_left.shape[0], log_right.shape[0]))
+    col = np.empty(n_parts_max + 1)
+    for i in range(n_m):
+        m = m_start + i
+        pair_sums_at(log_left, log_right, n_left, n_right, log_two_ell, m, use_binomial, pairs)
+        combine_pairs(pairs, log_coef, n_parts_max, col)
+        for c in range(1, n_parts_max + 1):
+            out[c, i] = col[c]
+    return out
+
+
+@njit(**JIT_OPTIONS)
+def tilted_window(log_values, length, theta, window):
+    """Tilted, rescaled peak window of ``exp(log_values[k] - theta k)`` for ``k < length``.
+
+    Returns ``(first, x, log_scale, ||x||_2, ||x||_1)`` where ``x[i] = exp(z[first+i] - s)``,
+    ``z[k] = log_values[k] - theta k``, ``s = max z``, over the smallest index range holding every
+    ``k`` with ``z[k] >= s - window`` (entries below are dropped by the caller's error bound).
+    ``first = -1`` when every entry is ``-inf``.
+    """
+    s = NEG_INF
+    for k in range(length):
+        v = log_values[k]
+        if v != NEG_INF:
+            z = v - theta * k
+            if z > s:
+                s = z
+    if s == NEG_INF:
+        return -1, np.empty(0), s, 0.0, 0.0
+    cut = s - window
+    first = -1
+    last = -1
+    for k in range(length):
+        v = log_values[k]
+        if v != NEG_INF and v - theta * k >= cut:
+            if first < 0:
+                first = k
+            last = k
+    x = np.empty(last - first + 1)
+    n2 = 0.0
+    n1 = 0.0
+    for i in range(last - first + 1):
+        v = log_values[first + i]
+        if v == NEG_INF:
+            x[i] = 0.0
+        else:
+            x[i] = math.exp(v - theta * (first + i) - s)
+        n2 += x[i] * x[i]
+        n1 += x[i]
+    return first, x, s, math.sqrt(n2), n1

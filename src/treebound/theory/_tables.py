@@ -1,0 +1,425 @@
+"""Per-node builders of the partitioning-function tables (Theorem 9 of Leboeuf et al., 2020).
+
+Internal module: :mod:`treebound.theory.partitioning` walks a structure children-first and calls
+one builder per distinct shape. Three families:
+
+* ``log_node_table`` — the tight bound in log space for every ``m <= M`` and ``c <= C``.
+  For ``m < 2 ell`` the weight ``min(2 ell, C(m, k))`` varies and the sums are taken directly;
+  for ``m >= 2 ell`` it is the constant ``2 ell`` (``C(m, k) >= m`` for ``1 <= k <= m-1``), so
+  the pairs with ``a = 1`` or ``b = 1`` are prefix sums (``pi^1 = 1``) and the pairs with
+  ``a, b >= 2`` are plain convolutions, done by exponentially tilted FFTs with an a-posteriori
+  error bound (:func:`tilted_fft_convolutions`).
+* ``exact_node_table`` — the same recursion in Python integers (the oracle; small sizes).
+* ``loose_node_values`` — the end-of-section-6.2 bound at one ``m`` from the children's values
+  at ``m - L_r`` and ``m - L_l`` (exact or log).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import scipy.fft
+
+from treebound._kernels.partitioning import (
+    log_cumsum,
+    log_sum_rows,
+    node_sums_direct,
+    tilted_window,
+    upper_hull,
+)
+from treebound.theory.combinatorics import partition_merge_count
+
+LOG2 = math.log(2.0)
+#: Target relative error of every convolution output computed by FFT (before the log).
+FFT_RELATIVE_TOLERANCE = 1e-11
+# Bound on the max-norm error of an FFT convolution of non-negative x, y (see
+# tilted_fft_convolutions): |err| <= FFT_ERROR_FACTOR * eps * log2(N) * ||x||_2 * ||y||_2.
+FFT_ERROR_FACTOR = 15.0
+#: Below this many outputs in the constant-weight region, direct summation is used instead of FFT.
+FFT_MIN_OUTPUTS = 256
+
+
+def log_merge_coefficients(n_parts_max: int) -> np.ndarray:
+    """``out[a, b, c] = log(C(a, c-b) C(b, c-a) (a+b-c)!)`` (``-inf`` when the count is 0)."""
+    size = n_parts_max + 1
+    out = np.full((size, size, size), -np.inf)
+    for c in range(1, size):
+        for a in range(1, c + 1):
+            for b in range(max(1, c - a), c + 1):
+                out[a, b, c] = math.log(partition_merge_count(a, b, c))
+    return out
+
+
+# ---------------------------------------------------------------------------- tight, log space
+def log_node_table(n_leaves, left_leaves, right_leaves, same_children, log_left, log_right,
+                   n_parts_max, max_m, n_features, log_stirling, log_coef, method="auto"):
+    """Log table ``T[c, m]`` (``c <= n_parts_max``, ``m <= max_m``) of Theorem 9's bound.
+
+    ``log_left``/``log_right`` are the children's tables (rows up to ``min(C, L_child)``, columns
+    up to ``max_m``). ``method`` is ``"auto"``, ``"fft"`` or ``"direct"`` (for the constant-weight
+    region; the direct sums are the oracle of the FFT path).
+    """
+    L, C, M = n_leaves, n_parts_max, max_m
+    out = np.full((C + 1, M + 1), -np.inf)
+    top = min(M, L)
+    out[:, : top + 1] = log_stirling[: C + 1, : top + 1]
+    if M <= L:
+        return out
+    out[1, L + 1 :] = 0.0
+    if C < 2:
+        return out
+    sums = log_node_sums(left_leaves, right_leaves, log_left, log_right, C, L + 1, M,
+                         n_features, log_coef, method)
+    if same_children:
+        sums -= LOG2
+    out[2 : C + 1, L + 1 :] = np.minimum(sums[2:], log_stirling[2 : C + 1, L + 1 : M + 1])
+    return out
+
+
+def log_node_sums(left_leaves, right_leaves, log_left, log_right, n_parts_max, m_start, m_end,
+                  n_features, log_coef, method="auto"):
+    """Unclipped, unhalved ``log N_c(m)`` of Theorem 9 for ``m_start <= m <= m_end``."""
+    C = n_parts_max
+    two_ell = 2 * n_features
+    log_two_ell = math.log(two_ell)
+    out = np.full((C + 1, m_end - m_start + 1), -np.inf)
+    # Varying weight min(2 ell, C(m, k)) below m = 2 ell: direct sums.
+    m_mid = max(m_start, min(two_ell, m_end + 1))
+    if m_mid > m_start:
+        out[:, : m_mid - m_start] = node_sums_direct(
+            log_left, log_right, left_leaves, right_leaves, log_two_ell, m_start, m_mid - 1,
+            True, log_coef, C)
+    if m_mid > m_end:
+        return out
+    n_out = m_end - m_mid + 1
+    if method == "direct" or (method == "auto" and n_out < FFT_MIN_OUTPUTS):
+        out[:, m_mid - m_start :] = node_sums_direct(
+            log_left, log_right, left_leaves, right_leaves, log_two_ell, m_mid, m_end,
+            False, log_coef, C)
+        return out
+    if method not in ("auto", "fft"):
+        raise ValueError(f"unknown method {method!r}: expected 'auto', 'fft' or 'direct'")
+    m = np.arange(m_mid, m_end + 1)
+    Cl = log_left.shape[0] - 1
+    Cr = log_right.shape[0] - 1
+    terms = [[] for _ in range(C + 1)]
+    # a = 1 (pi_l^1(k) = 1 for k >= 1): sum_k pi_r^b(m-k) is a prefix sum of pi_r^b from L_r.
+    for b in range(1, min(C, Cr) + 1):
+        if b == 1:  # pi^1 = 1: the sum just counts the m - L_T + 1 terms
+            values = log_two_ell + np.log(m - left_leaves - right_leaves + 1.0)
+        else:
+            prefix = log_cumsum(np.ascontiguousarray(log_right[b]), right_leaves)
+            values = log_two_ell + prefix[m - left_leaves]
+        for c in (b, b + 1):
+            if 1 <= c <= C and np.isfinite(log_coef[1, b, c]):
+                terms[c].append(log_coef[1, b, c] + values)
+    # b = 1, a >= 2: prefix sums of pi_l^a from L_l.
+    for a in range(2, min(C, Cl) + 1):
+        prefix = log_cumsum(np.ascontiguousarray(log_left[a]), left_leaves)
+        values = log_two_ell + prefix[m - right_leaves]
+        for c in (a, a + 1):
+            if c <= C:
+                terms[c].append(log_coef[a, 1, c] + values)
+    # a, b >= 2: genuine convolutions.
+    if Cl >= 2 and Cr >= 2:
+        conv = convolution_sums(left_leaves, right_leaves, log_left, log_right, C, m_mid, m_end,
+                                log_coef, method)
+        for c in range(2, C + 1):
+            if np.any(np.isfinite(conv[c])):
+                terms[c].append(log_two_ell + conv[c])
+    block = out[:, m_mid - m_start :]
+    for c in range(1, C + 1):
+        if terms[c]:
+            block[c] = log_sum_rows(np.vstack(terms[c]))
+    return out
+
+
+def _masked_rows(table, first_valid, n_rows):
+    """Copy of rows ``0..n_rows`` with rows 0, 1 and columns ``< first_valid`` set to ``-inf``."""
+    out = np.full((n_rows + 1, table.shape[1]), -np.inf)
+    out[2:] = table[2 : n_rows + 1]
+    out[:, :first_valid] = -np.inf
+    return out
+
+
+def convolution_sums(left_leaves, right_leaves, log_left, log_right, n_parts_max, m_start,
+                     m_end, log_coef, method="auto"):
+    """``log sum_{a,b>=2} coef(a,b,c) sum_{k=L_l}^{m-L_r} pi_l^a(k) pi_r^b(m-k)`` per ``c, m``."""
+    C = n_parts_max
+    Cl = min(C, log_left.shape[0] - 1)
+    Cr = min(C, log_right.shape[0] - 1)
+    F = _masked_rows(log_left, left_leaves, Cl)
+    G = _masked_rows(log_right, right_leaves, Cr)
+    if method == "direct":
+        return node_sums_direct(F, G, left_leaves, right_leaves, 0.0, m_start, m_end, False,
+                                log_coef, C)
+    return tilted_fft_convolutions(F, G, left_leaves, right_leaves, C, m_start, m_end, log_coef)
+
+
+def tilted_fft_convolutions(F, G, left_leaves, right_leaves, n_parts_max, m_start, m_end,
+                            log_coef, tolerance=FFT_RELATIVE_TOLERANCE):
+    """Convolutions of positive sequences with a huge dynamic range, by tilted FFTs.
+
+    The sequences ``f_a = exp(F[a])`` grow like polynomials of high degree, far beyond what one
+    FFT can resolve. With a tilt ``theta``, ``f_a(k) e^{-theta k}`` and ``g_b(j) e^{-theta j}``
+    (each rescaled to a maximum of 1) convolve to ``e^{-theta m}`` times the wanted sums, and the
+    output whose dominant term lies at both tilted peaks is computed with full relative accuracy.
+    The tilt for a target output is read off the sup-convolution of the upper concave hulls of
+    the two envelopes (its slope at the target). Entries more than ``TILT_WINDOW`` nats below a
+    tilted sequence's maximum are dropped (a window around the peak), which keeps transforms
+    short for high-degree subtrees.
+
+    Error control: with ``eta ~ 5 eps log2 N`` the normwise relative error of one transform
+    (Higham, *Accuracy and Stability*, section 24.1), the errors of the two forward spectra
+    contribute at most ``(1/N) sum_j |dX_j| |Y_j| <= eta ||x||_2 ||y||_2`` each to any output
+    (Cauchy–Schwarz and Parseval), and the inverse transform, whose outputs are butterfly sums,
+    at most ``eta (1/N) sum_j |X_j Y_j| <= eta ||x||_2 ||y||_2``. So every output is off by at most
+    ``E = sum_{a,b} w_ab (15 eps log2(N) ||x_a||_2 ||y_b||_2 + e^{-W} (n_f ||y_b||_1 + n_g
+    ||x_a||_1))``, the second part covering the dropped entries, and is accepted only when
+    ``E <= tolerance * value``; all terms are positive, so nothing cancels below that bound.
+    Outputs no tilt resolves are summed directly. Tilts are placed from the top output
+    downwards, each centred just below the band the previous one resolved.
+    """
+    C = n_parts_max
+    n_out = m_end - m_start + 1
+    out = np.full((C + 1, n_out), -np.inf)
+    rows_a = [a for a in range(2, F.shape[0]) if np.any(np.isfinite(F[a]))]
+    rows_b = [b for b in range(2, G.shape[0]) if np.any(np.isfinite(G[b]))]
+    pairs = {c: [(a, b) for a in rows_a for b in rows_b if np.isfinite(log_coef[a, b, c])]
+             for c in range(2, C + 1)}
+    pending = np.zeros((C + 1, n_out), dtype=bool)
+    for c, pc in pairs.items():
+        if pc:
+            pending[c] = True
+    if not pending.any():
+        return out
+    tilt = _TiltSelector(np.max(F[rows_a], axis=0), np.max(G[rows_b], axis=0))
+    eps = np.finfo(np.float64).eps
+    drop = math.exp(-TILT_WINDOW)
+    target = m_end
+    while pending.any():
+        n_pending = np.count_nonzero(pending)
+        top = m_start + int(np.flatnonzero(pending.any(axis=0))[-1])
+        target = min(target, top)
+        theta = tilt(target)
+        len_f = top - right_leaves + 1
+        len_g = top - left_leaves + 1
+        win_f = _tilted_windows(F, rows_a, len_f, theta)
+        win_g = _tilted_windows(G, rows_b, len_g, theta)
+        if not win_f or not win_g:
+            break
+        lo_f = min(w[0] for w in win_f.values())
+        hi_f = max(w[0] + w[1].shape[0] for w in win_f.values())
+        lo_g = min(w[0] for w in win_g.values())
+        hi_g = max(w[0] + w[1].shape[0] for w in win_g.values())
+        N = scipy.fft.next_fast_len((hi_f - lo_f) + (hi_g - lo_g) - 1, real=True)
+        spec_f = {a: _spectrum(w, lo_f, N) for a, w in win_f.items()}
+        spec_g = {b: _spectrum(w, lo_g, N) for b, w in win_g.items()}
+        # Conv index i holds output m = i + lo_f + lo_g.
+        i_lo = max(m_start - lo_f - lo_g, 0)
+        i_hi = min(top - lo_f - lo_g, N - 1)
+        error_factor = FFT_ERROR_FACTOR * eps * math.log2(N)
+        for c, pc in pairs.items():
+            if not pc or i_hi < i_lo or not pending[c, : top - m_start + 1].any():
+                continue
+            usable = [(a, b) for a, b in pc if a in win_f and b in win_g]
+            if not usable:
+                continue
+            logw = np.array([log_coef[a, b, c] + win_f[a][2] + win_g[b][2] for a, b in usable])
+            shift = logw.max()
+            w = np.exp(logw - shift)
+            spec = np.zeros(N // 2 + 1, dtype=np.complex128)
+            bound = 0.0
+            for (a, b), wab in zip(usable, w, strict=True):
+                if wab == 0.0:
+                    continue
+                spec += wab * spec_f[a] * spec_g[b]
+                _, xa, _, n2a, n1a = win_f[a]
+                _, yb, _, n2b, n1b = win_g[b]
+                bound += wab * (error_factor * n2a * n2b + drop * (len_f * n1b + len_g * n1a))
+            h = scipy.fft.irfft(spec, N)[i_lo : i_hi + 1]
+            m_values = np.arange(i_lo, i_hi + 1) + lo_f + lo_g
+            cols = m_values - m_start
+            ok = pending[c, cols] & (h * tolerance > bound)
+            idx = np.flatnonzero(ok)
+            out[c, cols[idx]] = np.log(h[idx]) + shift + theta * m_values[idx]
+            pending[c, cols[idx]] = False
+        # Outputs at the top that this tilt did not resolve are summed directly: just the top one
+        # when the tilt made progress, else a block below it (a corner of the envelopes that no
+        # single tilt centres, e.g. where a subtree's bound leaves the Stirling regime).
+        if pending[:, top - m_start].any():
+            progress = np.count_nonzero(pending) < n_pending
+            block = 1 if progress else DIRECT_BLOCK
+            lo = max(m_start, top - block + 1)
+            direct = node_sums_direct(F, G, left_leaves, right_leaves, 0.0, lo, top, False,
+                                      log_coef, C)
+            sl = slice(lo - m_start, top - m_start + 1)
+            out[:, sl] = np.where(pending[:, sl], direct, out[:, sl])
+            pending[:, sl] = False
+        if not pending.any():
+            break
+        # Centre the next tilt just below the band this one resolved (bands scale with m).
+        resolved = ~pending[:, : target - m_start + 1].any(axis=0)
+        unresolved = np.flatnonzero(~resolved)
+        run = resolved.shape[0] - 1 - (unresolved[-1] if unresolved.size else -1)
+        new_top = m_start + int(np.flatnonzero(pending.any(axis=0))[-1])
+        width = max(run - 1, 0)
+        target = max(m_start, new_top - int(0.8 * width * new_top / max(target, 1)))
+    # Anything left (no usable window) is summed directly.
+    for c in range(2, C + 1):
+        for col in np.flatnonzero(pending[c]):
+            out[c, col] = node_sums_direct(F, G, left_leaves, right_leaves, 0.0, m_start + col,
+                                           m_start + col, False, log_coef, C)[c, 0]
+    return out
+
+
+#: Outputs summed directly after a tilt that resolved nothing (see tilted_fft_convolutions).
+DIRECT_BLOCK = 64
+#: Entries of a tilted sequence more than this many nats below its maximum are dropped.
+TILT_WINDOW = 60.0
+
+
+class _TiltSelector:
+    """Slope of the sup-convolution of the two envelopes' upper concave hulls at an output m.
+
+    For concave envelopes the tilted peaks ``argmax_k (F(k) - theta k)`` sit where the hull's
+    slope crosses ``theta``; the output whose dominant term is at both peaks is reached by
+    walking the two hulls' edges merged in decreasing slope order (Minkowski sum).
+    """
+
+    def __init__(self, env_f, env_g):
+        hf, hg = upper_hull(env_f), upper_hull(env_g)
+        slopes, lengths = [], []
+        for env, hull in ((env_f, hf), (env_g, hg)):
+            if hull.shape[0] > 1:
+                dk = np.diff(hull)
+                slopes.append(np.diff(env[hull]) / dk)
+                lengths.append(dk)
+        self.start = int(hf[0] + hg[0])
+        if slopes:
+            s = np.concatenate(slopes)
+            order = np.argsort(-s, kind="stable")
+            self.slopes = s[order]
+            self.ends = np.cumsum(np.concatenate(lengths)[order])
+        else:
+            self.slopes = np.zeros(1)
+            self.ends = np.zeros(1, dtype=np.int64)
+
+    def __call__(self, target):
+        pos = target - self.start
+        if pos <= 0:
+            return float(max(self.slopes[0], 0.0))
+        i = int(np.searchsorted(self.ends, pos, side="left"))
+        if i >= self.slopes.shape[0]:
+            return float(max(self.slopes[-1], 0.0))
+        if self.ends[i] == pos and i + 1 < self.slopes.shape[0]:
+            # The target is a hull vertex: any slope between the two edges centres it.
+            return float(max(0.5 * (self.slopes[i] + self.slopes[i + 1]), 0.0))
+        return float(max(self.slopes[i], 0.0))
+
+
+def _tilted_windows(table, rows, length, theta):
+    """Per row: (offset, x, log scale, ||x||_2, ||x||_1) of the tilted, rescaled peak window."""
+    out = {}
+    for a in rows:
+        first, x, s, n2, n1 = tilted_window(table[a], length, theta, TILT_WINDOW)
+        if first >= 0:
+            out[a] = (first, x, s, n2, n1)
+    return out
+
+
+def _spectrum(window, origin, N):
+    first, x = window[0], window[1]
+    padded = np.zeros(N)
+    padded[first - origin : first - origin + x.shape[0]] = x
+    return scipy.fft.rfft(padded)
+
+
+# ---------------------------------------------------------------------------- tight, exact
+def exact_node_table(n_leaves, left_leaves, right_leaves, same_children, left, right,
+                     n_parts_max, max_m, n_features, stirling_rows):
+    """Exact integer version of :func:`log_node_table`: ``rows[c][m]`` for ``c <= C``, ``m <= M``.
+
+    ``left``/``right`` are the children's rows; ``stirling_rows[c][m] = S(m, c)``.
+    """
+    L, C, M = n_leaves, n_parts_max, max_m
+    two_ell = 2 * n_features
+    rows = [[stirling_rows[c][m] if m <= L else 0 for m in range(M + 1)] for c in range(C + 1)]
+    for m in range(L + 1, M + 1):
+        rows[1][m] = 1
+    Cl, Cr = len(left) - 1, len(right) - 1
+    coef = {(a, b, c): partition_merge_count(a, b, c)
+            for c in range(2, C + 1) for a in range(1, c + 1) for b in range(max(1, c - a), c + 1)}
+    # Prefix sums of the children's rows (for the pairs with a = 1 or b = 1 once w = 2 ell).
+    prefix_left = [list(itertools.accumulate(row[k] if k >= left_leaves else 0 for k in range(M + 1)))
+                   for row in left]
+    prefix_right = [list(itertools.accumulate(row[j] if j >= right_leaves else 0 for j in range(M + 1)))
+                    for row in right]
+    for m in range(L + 1, M + 1):
+        k_lo, k_hi = left_leaves, m - right_leaves
+        constant = m >= two_ell  # then min(2 ell, C(m, k)) = 2 ell for every 1 <= k <= m - 1
+        weights = {k: (two_ell if constant else min(two_ell, math.comb(m, k)))
+                   for k in range(k_lo, k_hi + 1)}
+        pair = {}
+        for a in range(1, min(C, Cl) + 1):
+            fa = left[a]
+            for b in range(1, min(C, Cr) + 1):
+                gb = right[b]
+                if constant and a == 1:
+                    pair[a, b] = two_ell * prefix_right[b][m - k_lo]  # sum_{j=L_r}^{m-L_l} g_b(j)
+                elif constant and b == 1:
+                    pair[a, b] = two_ell * prefix_left[a][k_hi]
+                else:
+                    pair[a, b] = sum(w * fa[k] * gb[m - k] for k, w in weights.items())
+        for c in range(2, C + 1):
+            total = sum(coef[a, b, c] * pair[a, b]
+                        for a in range(1, min(c, Cl) + 1)
+                        for b in range(max(1, c - a), min(c, Cr) + 1))
+            if same_children:
+                # Exact: terms k and m-k pair up, and the middle weight C(2j, j) or 2 ell is even.
+                assert total % 2 == 0
+                total //= 2
+            rows[c][m] = min(total, stirling_rows[c][m])
+    return rows
+
+
+# ---------------------------------------------------------------------------- loose
+def loose_node_values(n_leaves, same_children, n_examples, left_values, right_values,
+                      n_parts_max, n_features, stirling_values, paper, log_space):
+    """The loose bound (Leboeuf et al. 2020, end of section 6.2) at one ``m`` for ``c <= C``.
+
+    ``left_values[a] = pi_l^a(m - L_r)``, ``right_values[b] = pi_r^b(m - L_l)`` (logs when
+    ``log_space``); ``stirling_values[c] = S(m, c)``. The number of terms of the sum over ``k`` is
+    ``m - L_T + 1``; ``paper=True`` multiplies by the printed ``m - L_T`` instead (not a bound).
+    """
+    m, L, C = n_examples, n_leaves, n_parts_max
+    count = m - L if paper else m - L + 1
+    Cl, Cr = len(left_values) - 1, len(right_values) - 1
+    out = [None] * (C + 1)
+    for c in range(2, C + 1):
+        pairs = [(partition_merge_count(a, b, c), a, b)
+                 for a in range(1, min(c, Cl) + 1) for b in range(max(1, c - a), min(c, Cr) + 1)]
+        if log_space:
+            logs = [math.log(w) + left_values[a] + right_values[b] for w, a, b in pairs]
+            inner = _log_sum(logs)
+            value = inner + math.log(2 * n_features) + (math.log(count) if count > 0 else -math.inf)
+            if same_children:
+                value -= LOG2
+            out[c] = min(value, stirling_values[c])
+        else:
+            inner = sum(w * left_values[a] * right_values[b] for w, a, b in pairs)
+            value = count * 2 * n_features * inner
+            if same_children:
+                value //= 2  # 2 ell is even
+            out[c] = min(value, stirling_values[c])
+    return out
+
+
+def _log_sum(logs):
+    finite = [x for x in logs if x != -math.inf]
+    if not finite:
+        return -math.inf
+    top = max(finite)
+    return top + math.log(sum(math.exp(x - top) for x in finite))

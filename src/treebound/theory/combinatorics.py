@@ -1,0 +1,212 @@
+"""Exact and log-space combinatorics used by the bounds: Stirling numbers of the second kind,
+falling factorials, binomials, the Wedderburn–Etherington numbers and log-sum-exp.
+
+Exact values are Python integers (arbitrary precision; ``math.comb`` and big-int arithmetic,
+no sympy). Log-space values are natural logarithms, ``-inf`` for zero.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+__all__ = [
+    "WEDDERBURN_ETHERINGTON",
+    "WedderburnEtheringtonNumbers",
+    "falling_factorial",
+    "log_comb",
+    "log_falling_factorial",
+    "log_int",
+    "log_stirling2",
+    "log_stirling2_table",
+    "logsumexp",
+    "partition_merge_count",
+    "stirling2",
+    "wedderburn_etherington",
+]
+
+
+def _check_int(value, name: str, minimum: int | None = 0) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
+    value = int(value)
+    if minimum is not None and value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    return value
+
+
+def stirling2(n: int, k: int) -> int:
+    """Stirling number of the second kind S(n, k): partitions of n items into k non-empty parts.
+
+    Uses the explicit formula ``S(n, k) = (1/k!) sum_j (-1)^(k-j) C(k, j) j^n`` in exact integer
+    arithmetic.
+
+    Examples
+    --------
+    >>> stirling2(5, 2), stirling2(10, 3), stirling2(0, 0), stirling2(3, 0)
+    (15, 9330, 1, 0)
+    """
+    n = _check_int(n, "n")
+    k = _check_int(k, "k")
+    if k > n:
+        return 0
+    if k == 0:
+        return 1 if n == 0 else 0
+    if k == 1 or k == n:
+        return 1
+    if k == 2:
+        return 2 ** (n - 1) - 1
+    total = 0
+    for j in range(k + 1):
+        term = math.comb(k, j) * j**n
+        total += -term if (k - j) % 2 else term
+    return total // math.factorial(k)
+
+
+def log_int(value: int) -> float:
+    """Natural log of a non-negative Python integer of any size (``-inf`` for 0)."""
+    if value < 0:
+        raise ValueError(f"log of a negative number {value}")
+    if value == 0:
+        return -math.inf
+    return math.log(value)
+
+
+def log_stirling2(n: int, k: int) -> float:
+    """``log S(n, k)`` (``-inf`` when the number is 0), exact to double precision.
+
+    Examples
+    --------
+    >>> round(log_stirling2(40, 2), 6) == round(math.log(2**39 - 1), 6)
+    True
+    """
+    return log_int(stirling2(n, k))
+
+
+def log_stirling2_table(max_n: int, max_k: int) -> np.ndarray:
+    """Array ``T[k, n] = log S(n, k)`` for ``0 <= k <= max_k``, ``0 <= n <= max_n``.
+
+    Built by the recurrence ``S(n, k) = k S(n-1, k) + S(n-1, k-1)`` in log space (all terms are
+    positive, so the relative error grows only like ``n`` machine epsilons).
+    """
+    from treebound._kernels.partitioning import log_stirling2_table as kernel
+
+    max_n = _check_int(max_n, "max_n")
+    max_k = _check_int(max_k, "max_k")
+    return kernel(max_n, max_k)
+
+
+def falling_factorial(n: int, a: int) -> int:
+    """``(n)_a = n (n-1) ... (n-a+1)`` (1 when ``a = 0``, 0 when ``a > n >= 0``).
+
+    Examples
+    --------
+    >>> falling_factorial(10, 3), falling_factorial(3, 5)
+    (720, 0)
+    """
+    n = _check_int(n, "n", minimum=None)
+    a = _check_int(a, "a")
+    out = 1
+    for i in range(a):
+        out *= n - i
+    return out
+
+
+def log_falling_factorial(n: int, a: int) -> float:
+    """``log (n)_a`` for ``n >= 0`` (``-inf`` when ``a > n``)."""
+    n = _check_int(n, "n")
+    a = _check_int(a, "a")
+    if a > n:
+        return -math.inf
+    return math.lgamma(n + 1) - math.lgamma(n - a + 1)
+
+
+def log_comb(n: int, k: int) -> float:
+    """``log C(n, k)`` via ``lgamma`` (``-inf`` outside ``0 <= k <= n``)."""
+    n = _check_int(n, "n")
+    k = _check_int(k, "k", minimum=None)
+    if k < 0 or k > n:
+        return -math.inf
+    return math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
+
+
+def logsumexp(values, axis=None):
+    """``log(sum(exp(values)))`` computed stably; ``-inf`` for an empty or all ``-inf`` input.
+
+    Examples
+    --------
+    >>> round(logsumexp([math.log(2), math.log(3)]), 12) == round(math.log(5), 12)
+    True
+    """
+    arr = np.asarray(values, dtype=np.float64)
+    if arr.size == 0:
+        return -math.inf if axis is None else np.full(np.delete(arr.shape, axis), -np.inf)
+    top = np.max(arr, axis=axis, keepdims=True)
+    safe = np.where(np.isfinite(top), top, 0.0)
+    with np.errstate(divide="ignore"):
+        out = np.log(np.sum(np.exp(arr - safe), axis=axis, keepdims=True)) + safe
+    out = np.where(np.isneginf(top), -np.inf, out)
+    if axis is None:
+        return float(out.reshape(()))
+    return np.squeeze(out, axis=axis)
+
+
+def partition_merge_count(a: int, b: int, c: int) -> int:
+    """Number of ways to merge an a-partition and a b-partition into a c-partition.
+
+    ``C(a, c-b) C(b, c-a) (a+b-c)!`` (Leboeuf et al. 2020, appendix B.2, Eq. 21), zero unless
+    ``a, b <= c <= a + b``.
+    """
+    if a > c or b > c or a + b < c or a < 0 or b < 0:
+        return 0
+    return math.comb(a, c - b) * math.comb(b, c - a) * math.factorial(a + b - c)
+
+
+class WedderburnEtheringtonNumbers:
+    """The Wedderburn–Etherington numbers WE(L): unlabelled binary tree shapes with L leaves.
+
+    ``WE(1..11) = 1, 1, 1, 2, 3, 6, 11, 23, 46, 98, 207`` (OEIS A001190 shifted so that WE(1)
+    counts the single leaf). Values are exact integers computed by the recurrence
+    ``WE(n) = sum_{i < n/2} WE(i) WE(n-i) + [n even] WE(n/2) (WE(n/2) + 1) / 2`` and kept in this
+    object so that repeated look-ups (the structure prior of every pruning candidate) are O(1).
+    The module-level instance :data:`WEDDERBURN_ETHERINGTON` is the one the library uses; call
+    its :meth:`clear` to free memory.
+    """
+
+    def __init__(self):
+        self._values = [0, 1]
+
+    def __getitem__(self, n_leaves: int) -> int:
+        n_leaves = _check_int(n_leaves, "n_leaves", minimum=1)
+        values = self._values
+        while len(values) <= n_leaves:
+            n = len(values)
+            total = sum(values[i] * values[n - i] for i in range(1, (n + 1) // 2))
+            if n % 2 == 0:
+                half = values[n // 2]
+                total += half * (half + 1) // 2
+            values.append(total)
+        return values[n_leaves]
+
+    def __len__(self) -> int:
+        return len(self._values) - 1
+
+    def clear(self) -> None:
+        """Forget every computed value."""
+        self._values = [0, 1]
+
+
+#: The library's table of Wedderburn–Etherington numbers (explicit, clearable).
+WEDDERBURN_ETHERINGTON = WedderburnEtheringtonNumbers()
+
+
+def wedderburn_etherington(n_leaves: int) -> int:
+    """WE(n_leaves), the number of binary tree shapes with ``n_leaves`` leaves up to swaps.
+
+    Examples
+    --------
+    >>> [wedderburn_etherington(n) for n in range(1, 12)]
+    [1, 1, 1, 2, 3, 6, 11, 23, 46, 98, 207]
+    """
+    return WEDDERBURN_ETHERINGTON[n_leaves]

@@ -1,0 +1,338 @@
+import itertools
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from treebound.theory import (
+    APPENDIX_A4_PERMUTATIONS,
+    VARIANTS,
+    PartitioningCache,
+    TreeStructure,
+    count_stump_bipartitions,
+    falling_factorial,
+    growth_function_upper_bound,
+    log_growth_function_upper_bound,
+    log_partitioning_upper_bound,
+    partitioning_upper_bound,
+    stirling2,
+    stump_partitioning_upper_bound,
+)
+from treebound.theory.partitioning import _ensure_exact_tables, ensure_log_tables
+
+P = TreeStructure.parse
+STUMP = TreeStructure.stump()
+
+
+def shapes(max_leaves):
+    return st.recursive(
+        st.just(TreeStructure.leaf()),
+        lambda children: st.tuples(children, children).map(lambda lr: TreeStructure.node(*lr)),
+        max_leaves=max_leaves,
+    )
+
+
+def random_shape(n_leaves, rng):
+    if n_leaves == 1:
+        return TreeStructure.leaf()
+    k = int(rng.integers(1, n_leaves))
+    return TreeStructure.node(random_shape(k, rng), random_shape(n_leaves - k, rng))
+
+
+def close_in_log(approx, exact_int):
+    if exact_int == 0:
+        return approx == -math.inf
+    exact = math.log(exact_int)
+    return abs(approx - exact) <= 1e-9 * max(1.0, abs(exact))
+
+
+# ----------------------------------------------------------------- brute-force oracle
+def realizable_partitions(structure, X):
+    """Every c-partition of the rows of X a tree of this shape realizes (dict c -> count).
+
+    Each internal node tries every feature, every cut between consecutive values (and the two
+    degenerate cuts) and both orientations; leaves are then grouped in every possible way.
+    """
+    m, ell = X.shape
+    cuts = []
+    for f in range(ell):
+        order = np.argsort(X[:, f], kind="stable")
+        for k in range(m + 1):
+            low = frozenset(order[:k].tolist())
+            cuts.append(low)
+    memo = {}
+
+    def cells(t, points):
+        key = (t, points)
+        if key in memo:
+            return memo[key]
+        if t.is_leaf:
+            out = {frozenset([points])} if points else {frozenset()}
+        else:
+            out = set()
+            for low in cuts:
+                for left in (points & low, points - low):
+                    right = points - left
+                    for a in cells(t.left, left):
+                        for b in cells(t.right, right):
+                            out.add(a | b)
+        memo[key] = out
+        return out
+
+    partitions = set()
+    for cell_partition in cells(structure, frozenset(range(m))):
+        blocks = list(cell_partition)
+        for grouping in _set_partitions(blocks):
+            partitions.add(frozenset(frozenset().union(*g) for g in grouping))
+    counts = {}
+    for p in partitions:
+        counts[len(p)] = counts.get(len(p), 0) + 1
+    return counts
+
+
+def _set_partitions(items):
+    if not items:
+        yield []
+        return
+    first, rest = items[0], items[1:]
+    for part in _set_partitions(rest):
+        yield [[first], *part]
+        for i in range(len(part)):
+            yield [*part[:i], [first, *part[i]], *part[i + 1 :]]
+
+
+@pytest.mark.parametrize("text", ["(L,L)", "((L,L),L)", "((L,L),(L,L))", "(((L,L),L),L)"])
+@pytest.mark.parametrize("ell", [1, 2])
+def test_bound_dominates_brute_force_on_random_samples(text, ell):
+    rng = np.random.default_rng(7)
+    t = P(text)
+    for m in range(1, 7):
+        for _ in range(3):
+            X = rng.permuted(np.tile(np.arange(m, dtype=float), (ell, 1)), axis=1).T
+            counts = realizable_partitions(t, X)
+            for c, count in counts.items():
+                assert count <= partitioning_upper_bound(t, c, m, ell), (text, ell, m, c)
+
+
+def test_brute_force_matches_theorem7_samples():
+    # The two oracles agree on the appendix A.4 samples (x of point sigma_j on feature i = j).
+    for m, rows in APPENDIX_A4_PERMUTATIONS.items():
+        if m < 2 or m > 5:
+            continue
+        X = np.zeros((m, len(rows)))
+        for i, row in enumerate(rows):
+            for j, point in enumerate(row):
+                X[point - 1, i] = j
+        assert realizable_partitions(STUMP, X).get(2, 0) == count_stump_bipartitions(rows)
+
+
+# ----------------------------------------------------------------- paper's numbers
+def test_reference_values():
+    leaf = TreeStructure.leaf()
+    assert partitioning_upper_bound(leaf, 1, 4, 10) == 1
+    assert partitioning_upper_bound(leaf, 2, 4, 10) == 0
+    assert partitioning_upper_bound(STUMP, 1, 4, 10) == 1
+    assert partitioning_upper_bound(STUMP, 1, 50, 10) == 1
+    assert partitioning_upper_bound(STUMP, 2, 1, 10) == 0
+    assert partitioning_upper_bound(STUMP, 2, 6, 10) == 2**5 - 1
+    assert partitioning_upper_bound(STUMP, 2, 7, 10) < 2**6 - 1
+    t = P("((L,L),L)")
+    assert partitioning_upper_bound(t, 2, 16, 10) == 2**15 - 1
+    assert partitioning_upper_bound(t, 2, 17, 10) < 2**16 - 1
+    assert growth_function_upper_bound(STUMP, 1, 10, 3) == 3
+    assert growth_function_upper_bound(STUMP, 2, 10, 3) == 3 + 6
+
+
+@pytest.mark.parametrize("ell", range(1, 7))
+def test_stump_bound_is_theorem7(ell):
+    for m in range(0, 60):
+        assert partitioning_upper_bound(STUMP, 2, m, ell) == min(
+            stump_partitioning_upper_bound(m, ell), stirling2(m, 2))
+        if m >= 2 * ell:  # Theorem 7 reduces to the trivial bound ell (m - 1)
+            assert stump_partitioning_upper_bound(m, ell) == ell * (m - 1)
+    assert stump_partitioning_upper_bound(100, 3) == 3 * 99
+
+
+def test_theorem7_equality_on_appendix_a4_matrices():
+    for m, rows in APPENDIX_A4_PERMUTATIONS.items():
+        for ell in range(1, len(rows) + 2):
+            assert count_stump_bipartitions(rows[:ell]) == stump_partitioning_upper_bound(m, ell)
+            assert partitioning_upper_bound(STUMP, 2, m, ell) == stump_partitioning_upper_bound(m, ell)
+
+
+def test_loose_paper_is_not_a_bound():
+    t = P("((L,L),(L,L))")
+    # 4 distinct 4-partitions of 5 points on a line are realizable: brute force on one feature.
+    X = np.arange(5, dtype=float).reshape(-1, 1)
+    assert realizable_partitions(t, X)[4] == 4
+    assert partitioning_upper_bound(t, 4, 5, 1, variant="tight") == 4
+    assert partitioning_upper_bound(t, 4, 5, 1, variant="loose") == 8
+    assert partitioning_upper_bound(t, 4, 5, 1, variant="loose_paper") == 1
+    for ell in (1, 2, 5):
+        for m in range(2 * ell + 1, 40):
+            # Theorem 7 is an equality for 2 ell <= m: the true count is ell (m - 1).
+            assert partitioning_upper_bound(STUMP, 2, m, ell, variant="loose_paper") == ell * (m - 2)
+            assert partitioning_upper_bound(STUMP, 2, m, ell, variant="loose") == ell * (m - 1)
+
+
+# ----------------------------------------------------------------- invariants
+@settings(max_examples=40, deadline=None)
+@given(shapes(7), st.integers(1, 40), st.integers(1, 5), st.integers(1, 4))
+def test_log_matches_exact_and_tight_below_loose(t, m, ell, c):
+    cache = PartitioningCache()
+    values = {}
+    for variant in VARIANTS:
+        exact = partitioning_upper_bound(t, c, m, ell, variant=variant, cache=cache)
+        approx = log_partitioning_upper_bound(t, c, m, ell, variant=variant, cache=cache)
+        assert close_in_log(approx, exact)
+        assert 0 <= exact <= stirling2(m, c)
+        values[variant] = exact
+    assert values["tight"] <= values["loose"]
+    assert values["loose_paper"] <= values["loose"]
+
+
+@settings(max_examples=30, deadline=None)
+@given(shapes(6), shapes(6), st.integers(1, 30), st.integers(1, 4), st.integers(2, 4))
+def test_bound_is_invariant_under_swapping_children(a, b, m, ell, c):
+    for variant in VARIANTS:
+        x = partitioning_upper_bound(TreeStructure.node(a, b), c, m, ell, variant=variant)
+        y = partitioning_upper_bound(TreeStructure.node(b, a), c, m, ell, variant=variant)
+        assert x == y
+
+
+@settings(max_examples=25, deadline=None)
+@given(shapes(8), st.integers(1, 50), st.integers(1, 4), st.integers(1, 5))
+def test_growth_bound_log_matches_exact(t, m, ell, n):
+    exact = growth_function_upper_bound(t, m, ell, n)
+    assert close_in_log(log_growth_function_upper_bound(t, m, ell, n), exact)
+    if m <= t.n_leaves:
+        assert exact == n**m  # every labelling of m <= L points is realizable
+    if n == 2:
+        assert exact == 2 + 2 * partitioning_upper_bound(t, 2, m, ell) if m >= 2 else exact == 2
+
+
+def test_growth_bound_at_zero_examples():
+    assert growth_function_upper_bound(STUMP, 0, 3, 2) == 1
+    assert log_growth_function_upper_bound(STUMP, 0, 3, 2) == 0.0
+
+
+def test_growth_bound_multiclass_sum():
+    t = P("(((L,L),L),(L,L))")
+    cache = PartitioningCache()
+    m, ell, n = 30, 3, 4
+    expected = sum(falling_factorial(n, a) * partitioning_upper_bound(t, a, m, ell, cache=cache)
+                   for a in range(1, 5))
+    assert growth_function_upper_bound(t, m, ell, n, cache=cache) == expected
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_fft_tables_match_exact_integers(seed):
+    # Force the tilted-FFT path on sizes where exact integers still run.
+    rng = np.random.default_rng(seed)
+    t = random_shape(int(rng.integers(5, 9)), rng).canonical()
+    ell, C, M = int(rng.integers(1, 4)), 3, 90
+    table = ensure_log_tables(t, C, M, ell, PartitioningCache(), method="fft")
+    exact = _ensure_exact_tables(t, C, M, ell, PartitioningCache())
+    assert partitioning_upper_bound(t, C, M, ell) == exact[C][M]
+    for c in range(1, C + 1):
+        for m in range(0, M + 1):
+            assert close_in_log(table[c, m], exact[c][m])
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_fft_tables_match_direct_sums(seed):
+    rng = np.random.default_rng(100 + seed)
+    t = random_shape(int(rng.integers(10, 18)), rng).canonical()
+    ell, C, M = int(rng.integers(1, 30)), int(rng.integers(2, 5)), 1200
+    fft = ensure_log_tables(t, C, M, ell, PartitioningCache(), method="fft")
+    direct = ensure_log_tables(t, C, M, ell, PartitioningCache(), method="direct")
+    finite = np.isfinite(direct)
+    assert np.array_equal(np.isfinite(fft), finite)
+    rel = np.abs(fft[finite] - direct[finite]) / np.maximum(1.0, np.abs(direct[finite]))
+    assert rel.max() < 1e-11
+
+
+def test_large_tree_log_bound_is_finite_and_ordered():
+    rng = np.random.default_rng(3)
+    t = random_shape(60, rng)
+    cache = PartitioningCache()
+    tight = log_growth_function_upper_bound(t, 5000, 10, 2, cache=cache)
+    loose = log_growth_function_upper_bound(t, 5000, 10, 2, variant="loose", cache=cache)
+    assert 0 < tight <= loose < math.inf
+    assert tight <= 5000 * math.log(2)
+
+
+# ----------------------------------------------------------------- cache
+def test_cache_is_shared_and_clearable():
+    cache = PartitioningCache()
+    a = P("(((L,L),(L,L)),((L,L),L))")
+    b = P("((((L,L),(L,L)),L),(L,L))")
+    x = log_growth_function_upper_bound(a, 300, 4, 3, cache=cache)
+    n_after_a = len(cache)
+    assert n_after_a > 0
+    y = log_growth_function_upper_bound(b, 300, 4, 3, cache=cache)
+    assert len(cache) > n_after_a
+    assert x == log_growth_function_upper_bound(a, 300, 4, 3)
+    assert y == log_growth_function_upper_bound(b, 300, 4, 3)
+    # Asking for more examples or parts grows the tables and keeps the values.
+    assert math.isclose(log_growth_function_upper_bound(b, 600, 4, 5, cache=cache),
+                        log_growth_function_upper_bound(b, 600, 4, 5), rel_tol=1e-12)
+    cache.clear()
+    assert len(cache) == 0
+
+
+# ----------------------------------------------------------------- errors
+@pytest.mark.parametrize(
+    "call, exc",
+    [
+        (lambda: partitioning_upper_bound(STUMP, 2, -1, 3), ValueError),
+        (lambda: partitioning_upper_bound(STUMP, 0, 5, 3), ValueError),
+        (lambda: partitioning_upper_bound(STUMP, 2, 5, 0), ValueError),
+        (lambda: partitioning_upper_bound(STUMP, 2, 5, 3, variant="medium"), ValueError),
+        (lambda: partitioning_upper_bound("(L,L)", 2, 5, 3), TypeError),
+        (lambda: partitioning_upper_bound(STUMP, 2, 5.0, 3), TypeError),
+        (lambda: partitioning_upper_bound(STUMP, True, 5, 3), TypeError),
+        (lambda: log_partitioning_upper_bound(STUMP, 2, 5, 3, cache={}), TypeError),
+        (lambda: growth_function_upper_bound(STUMP, 5, 3, 0), ValueError),
+        (lambda: log_growth_function_upper_bound(STUMP, 5, 3, 2, variant="x"), ValueError),
+        (lambda: stump_partitioning_upper_bound(5, 0), ValueError),
+    ],
+)
+def test_bad_input(call, exc):
+    with pytest.raises(exc):
+        call()
+
+
+def test_zero_cases():
+    assert partitioning_upper_bound(STUMP, 3, 10, 3) == 0  # more parts than leaves
+    assert log_partitioning_upper_bound(STUMP, 3, 2, 3) == -math.inf
+    assert partitioning_upper_bound(P("((L,L),L)"), 3, 3, 1) == 1  # c = m <= L
+    for m, c in itertools.product(range(0, 5), range(1, 5)):
+        assert partitioning_upper_bound(P("((L,L),(L,L))"), c, m, 2) == stirling2(m, c)
+
+
+def test_cache_memory_budget_evicts_least_recently_used():
+    t = P("((((L,L),(L,L)),L),((L,L),L))")
+    unlimited = PartitioningCache(max_bytes=None)
+    reference = log_growth_function_upper_bound(t, 3000, 5, 3, cache=unlimited)
+    assert unlimited.nbytes > 0
+    small = PartitioningCache(max_bytes=unlimited.nbytes // 3)
+    for _ in range(2):  # recomputes what was evicted, same value
+        assert log_growth_function_upper_bound(t, 3000, 5, 3, cache=small) == reference
+        assert small.nbytes <= small.max_bytes
+    with pytest.raises(ValueError):
+        PartitioningCache(max_bytes=-1)
+
+
+def test_default_pipeline_matches_exact_beyond_fft_threshold():
+    # m = 420 puts the constant-weight region above FFT_MIN_OUTPUTS: the default path uses FFTs.
+    t = P("(((L,L),L),((L,L),(L,L)))")
+    cache = PartitioningCache()
+    for m in (300, 420):
+        for c in (2, 3):
+            exact = partitioning_upper_bound(t, c, m, 3, cache=cache)
+            assert close_in_log(log_partitioning_upper_bound(t, c, m, 3, cache=cache), exact)
+        exact_growth = growth_function_upper_bound(t, m, 3, 4, cache=cache)
+        assert close_in_log(log_growth_function_upper_bound(t, m, 3, 4, cache=cache), exact_growth)
