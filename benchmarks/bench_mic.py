@@ -391,8 +391,9 @@ def finite_sample_comparison(rows: pd.DataFrame, reference: pd.DataFrame) -> str
         text += (
             f"At {', '.join(f'{s:,}' for s in tied)} points both grow the same tree on every "
             f"draw: the trees stop at {leaves:.1f} leaves or fewer on average, short of the "
-            f"budget of {budget}, because no leaf with {FiniteSampleExperiment().min_samples_split}"
-            " points is left; every splittable leaf is split, so the order does not matter. "
+            f"budget of {budget}, because no leaf with at least "
+            f"{FiniteSampleExperiment().min_samples_split} training points is left to split; "
+            "every splittable leaf gets split, so the order does not matter. "
         )
     limit_parts = [
         f"{d}: TopDown {mean(d, largest, 'TopDown', 'exact_error'):.4f} (population "
@@ -405,8 +406,8 @@ def finite_sample_comparison(rows: pd.DataFrame, reference: pd.DataFrame) -> str
     ]
     text += (
         f"At {largest:,} points the mean exact errors are close to the population-setting values "
-        f"at t = 20: {'; '.join(limit_parts)}. So the finite-sample gap is the population gap "
-        "of the MIC analysis. BestFirst's finite-sample trees behave like the population rule "
+        f"at t = 20: {'; '.join(limit_parts)}. So with enough data the gap between the two "
+        "algorithms is the population-setting gap that the MIC analysis measures. BestFirst's finite-sample trees behave like the population rule "
         "that breaks ties toward the least probable (deeper) leaf, not the most probable one; "
         "a plausible reason is that the plug-in gain of a smaller leaf is biased upward, so "
         "among leaves whose population gains tie the sample tends to favour the deeper one."

@@ -1,7 +1,7 @@
 """Kernels of ``treebound.mic.population``: greedy growth in the population setting.
 
-(The OPT(F, t) DP is in ``treebound._kernels.mic_optimal``.) The growth works on a *class-count* encoding of a read-once DNF under a product distribution. Literals
-are grouped into ``K`` classes by their probability of being true (``class_prob``, ascending); a
+(The OPT(F, t) DP is in ``treebound._kernels.mic_optimal``.) The growth works on a *class-count*
+encoding of a read-once DNF under a product distribution. Literals are grouped into ``K`` classes by their probability of being true (``class_prob``, ascending); a
 term is the row of its remaining-literal counts per class. Conditioning a leaf on a literal of
 term ``i`` either kills term ``i`` (literal false) or removes one literal of its class (literal
 true); the other terms are untouched and, being on disjoint independent variables, stay

@@ -21,11 +21,15 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from treebound.mic import ProductDistribution, ReadOnceDNF, best_first, optimal_errors, top_down
 from treebound.mic.distributions import probability_positive
+
+if TYPE_CHECKING:  # pandas is imported by the functions that build frames
+    import pandas as pd
 
 __all__ = [
     "FINITE_SAMPLE_DISTRIBUTIONS",
@@ -162,11 +166,11 @@ class FiniteSampleResult:
     """
 
     experiment: FiniteSampleExperiment
-    rows: object
-    reference: object
+    rows: pd.DataFrame
+    reference: pd.DataFrame
     seconds: dict[str, float] = field(default_factory=dict)
 
-    def summary(self):
+    def summary(self) -> pd.DataFrame:
         """Mean and standard deviation over repetitions per distribution, size and algorithm."""
         grouped = self.rows.groupby(["distribution", "train_size", "algorithm"], sort=False)
         columns = ["test_error", "exact_error", "n_leaves", "depth"]

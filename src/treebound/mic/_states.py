@@ -6,6 +6,11 @@ here: group the literals into classes by their probability of being *true* (``p_
 ``1 - p_i`` for ``~x_i``), describe a term by its counts per class (its "profile") and a formula
 by the multiset of its term profiles (its "state"). A state is a sorted tuple of profiles; the
 constant 0 is ``()`` and the constant 1 is ``((0, …, 0),)`` (a satisfied term).
+
+Two state spaces feed the DP: :class:`StateSpace` holds states as tuples (whole formula families
+for the sweeps, and the plain reference enumeration of one DNF), :class:`ReachableStateSpace`
+holds the states reachable from one DNF as rows of profile ids enumerated by a kernel (the
+10-term DNF of the finite-sample experiment has ~10^6 of them under a two-valued distribution).
 """
 
 from __future__ import annotations
