@@ -1,7 +1,7 @@
-"""Kernels of ``treebound.mic``: greedy growth in the population setting and the OPT(F, t) DP.
+"""Kernels of ``treebound.mic.population``: greedy growth in the population setting.
 
-Both work on a *class-count* encoding of a read-once DNF under a product distribution. Literals
-are grouped into ``K`` classes by their probability of being true (``class_prob``, ascending); a
+(The OPT(F, t) DP is in ``treebound._kernels.mic_optimal``.) The growth works on a *class-count*
+encoding of a read-once DNF under a product distribution. Literals are grouped into ``K`` classes by their probability of being true (``class_prob``, ascending); a
 term is the row of its remaining-literal counts per class. Conditioning a leaf on a literal of
 term ``i`` either kills term ``i`` (literal false) or removes one literal of its class (literal
 true); the other terms are untouched and, being on disjoint independent variables, stay
@@ -274,43 +274,3 @@ def grow_population_batch(
             term_counts[d], n_terms[d], class_prob, weighted, prefer_least_probable, t_max, tol
         )[0]
     return errors
-
-
-@njit(**JIT_OPTIONS)
-def optimal_error_table(leaf_error, move_start, move_false, move_true, move_prob, t_max):
-    """OPT(F, t) for every state F and t = 0..t_max by the DPs of section 7 (Eq. 4).
-
-    States must be topologically ordered (both children of a move have a smaller index). Move
-    ``m`` of state ``s`` (``move_start[s] <= m < move_start[s+1]``) splits on a literal that is true
-    with probability ``move_prob[m]``; its children are ``move_true[m]`` and ``move_false[m]``:
-
-        OPT(F, t) = min(OPT(F, t-1), min_{m, 0<=j<t} (1-π_m) OPT(F_false, j) + π_m OPT(F_true, t-1-j)),
-        OPT(F, 0) = leaf_error[F].
-
-    The ``OPT(F, t-1)`` term makes "at most t internal nodes" explicit.
-    """
-    n_states = leaf_error.shape[0]
-    table = np.empty((n_states, t_max + 1))
-    weighted_false = np.empty(t_max + 1)
-    weighted_true = np.empty(t_max + 1)
-    for s in range(n_states):
-        table[s, 0] = leaf_error[s]
-        for t in range(1, t_max + 1):
-            table[s, t] = table[s, t - 1]
-        for m in range(move_start[s], move_start[s + 1]):
-            f = move_false[m]
-            r = move_true[m]
-            pi = move_prob[m]
-            for j in range(t_max + 1):
-                weighted_false[j] = (1.0 - pi) * table[f, j]
-                weighted_true[j] = pi * table[r, j]
-            for t in range(1, t_max + 1):
-                best = table[s, t]
-                for j in range(t):
-                    value = weighted_false[j] + weighted_true[t - 1 - j]
-                    if value < best:
-                        best = value
-                table[s, t] = best
-        for t in range(1, t_max + 1):
-            table[s, t] = min(table[s, t], table[s, t - 1])
-    return table

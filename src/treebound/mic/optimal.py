@@ -16,9 +16,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from treebound._kernels.mic import optimal_error_table
+from treebound._kernels.mic_optimal import optimal_error_table
 from treebound.mic._checks import check_t_max
-from treebound.mic._states import State, StateSpace, canonical_state, literal_classes
+from treebound.mic._states import (
+    ReachableStateSpace,
+    State,
+    StateSpace,
+    canonical_state,
+    literal_classes,
+)
 from treebound.mic.distributions import ProductDistribution
 from treebound.mic.dnf import ReadOnceDNF
 
@@ -38,7 +44,7 @@ class OptimalErrorTable:
 
     Parameters
     ----------
-    space : StateSpace
+    space : StateSpace or ReachableStateSpace
         States in topological order with their splits (``treebound.mic._states``).
     t_max : int
         Largest number of internal nodes.
@@ -51,7 +57,7 @@ class OptimalErrorTable:
     [0.34375, 0.28125, 0.09375, 0.09375, 0.09375, 0.03125]
     """
 
-    def __init__(self, space: StateSpace, t_max: int):
+    def __init__(self, space: StateSpace | ReachableStateSpace, t_max: int):
         self.t_max = check_t_max(t_max)
         self.space = space
         self.values = optimal_error_table(
@@ -65,8 +71,9 @@ class OptimalErrorTable:
 
     @classmethod
     def for_dnf(cls, dnf: ReadOnceDNF, dist: ProductDistribution, t_max: int):
+        """Table of the states reachable from ``dnf`` (enumerated by a kernel)."""
         classes = _two_valued_classes(dnf, dist)
-        return cls(StateSpace.reachable(classes.root_state(), classes.probabilities), t_max)
+        return cls(ReachableStateSpace.of(classes.root_state(), classes.probabilities), t_max)
 
     @classmethod
     def for_family(cls, class_probabilities, max_terms: int, max_literals: int, t_max: int):
@@ -95,9 +102,10 @@ class OptimalErrorTable:
     def errors_of_state(self, state: State) -> np.ndarray:
         """OPT(F, 0..t_max) of a class-count state (a read-only row of the table)."""
         state = canonical_state(state)
-        if state not in self.space.index:
+        index = self.space.index_of(state)
+        if index < 0:
             raise ValueError(f"state {state} is not in this table's family")
-        row = self.values[self.space.index[state]]
+        row = self.values[index]
         row.setflags(write=False)
         return row
 
