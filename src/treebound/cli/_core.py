@@ -1,0 +1,139 @@
+"""Core commands: ``treebound fit``, ``treebound predict`` and ``treebound demo``."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+
+def _fail(message: str) -> None:
+    """One-line error on stderr and a non-zero exit, no traceback."""
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code=2)
+
+
+def register(app: typer.Typer, bench_app: typer.Typer) -> None:
+    app.command("fit")(fit)
+    app.command("predict")(predict)
+    app.command("demo")(demo)
+
+
+def fit(
+    data: Annotated[Path, typer.Argument(help="CSV or TSV file (gzip allowed).")],
+    target: Annotated[str, typer.Option(help="Target column name (or '#-1' for the last).")],
+    criterion: Annotated[str, typer.Option(help="gini, entropy, sqrt, misclassification "
+                                                "(classification) or squared_error.")] = None,
+    growth: Annotated[str, typer.Option(help="depth_first, top_down, best_first or "
+                                             "purest_children.")] = "depth_first",
+    splitter: Annotated[str, typer.Option(help="exact or hist.")] = "exact",
+    max_leaf_nodes: Annotated[int, typer.Option(help="Leaf budget.")] = None,
+    max_depth: Annotated[int, typer.Option(help="Depth limit.")] = None,
+    min_samples_leaf: Annotated[int, typer.Option(help="Minimum samples per leaf.")] = 1,
+    categorical: Annotated[str, typer.Option(
+        help="Comma-separated categorical columns (default: text/bool columns).")] = None,
+    categorical_split: Annotated[str, typer.Option(help="binary or multiway.")] = "binary",
+    task: Annotated[str, typer.Option(help="classification, regression or auto.")] = "auto",
+    test_size: Annotated[float, typer.Option(help="Held-out fraction for the test score.")] = 0.25,
+    seed: Annotated[int, typer.Option(help="Seed of the train/test split.")] = 0,
+    save: Annotated[Path, typer.Option(help="Write the fitted model here (JSON).")] = None,
+    show_tree: Annotated[bool, typer.Option(help="Print the tree and its rules.")] = True,
+):
+    """Fit a tree on DATA, report train/test scores, print the tree and its rules."""
+    import numpy as np
+    import pandas as pd
+    from sklearn.model_selection import train_test_split
+
+    from treebound import DecisionTreeClassifier, DecisionTreeRegressor, export_text, format_rules
+    from treebound.cli._data import DataFileError, read_table, split_target
+
+    try:
+        X, y = split_target(read_table(data), target)
+    except DataFileError as exc:
+        _fail(str(exc))
+    if task not in ("auto", "classification", "regression"):
+        _fail(f"--task must be auto, classification or regression, got {task!r}")
+    if task == "auto":
+        # float targets with non-integer values are regression; everything else is labels
+        is_float = pd.api.types.is_float_dtype(y.dtype)
+        task = "regression" if is_float and not np.all(np.mod(y.dropna(), 1) == 0) else \
+            "classification"
+    if not 0.0 < test_size < 1.0:
+        _fail(f"--test-size must be in (0, 1), got {test_size}")
+    cat = "auto" if categorical is None else [c.strip() for c in categorical.split(",") if c]
+    params = dict(growth=growth, splitter=splitter, max_leaf_nodes=max_leaf_nodes,
+                  max_depth=max_depth, min_samples_leaf=min_samples_leaf,
+                  categorical_features=cat, categorical_split=categorical_split)
+    if task == "classification":
+        model = DecisionTreeClassifier(criterion=criterion or "gini", **params)
+    else:
+        model = DecisionTreeRegressor(criterion=criterion or "squared_error", **params)
+    try:
+        stratify = y if task == "classification" and y.value_counts().min() >= 2 else None
+        X_train, X_test, y_train, y_test = train_test_split(
+            X, y, test_size=test_size, random_state=seed, stratify=stratify)
+        model.fit(X_train, y_train)
+        train_score, test_score = model.score(X_train, y_train), model.score(X_test, y_test)
+    except (ValueError, TypeError) as exc:
+        _fail(str(exc))
+    metric = "accuracy" if task == "classification" else "R^2"
+    typer.echo(f"{type(model).__name__}: {model.get_n_leaves()} leaves, depth {model.get_depth()}")
+    typer.echo(f"train {metric}: {train_score:.4f}   test {metric}: {test_score:.4f}   "
+               f"({len(y_train)} / {len(y_test)} rows)")
+    if show_tree:
+        typer.echo("\n" + export_text(model))
+        typer.echo("\nrules:\n" + format_rules(model))
+    if save is not None:
+        from treebound import save_model
+
+        try:
+            save_model(model, save)
+        except OSError as exc:
+            _fail(f"cannot write {str(save)!r}: {exc}")
+        typer.echo(f"\nmodel saved to {save}")
+
+
+def predict(
+    model_file: Annotated[Path, typer.Argument(help="Model file written by 'treebound fit'.")],
+    data: Annotated[Path, typer.Argument(help="CSV or TSV file with the model's features.")],
+    out: Annotated[Path, typer.Option(help="Write predictions here (CSV) instead of stdout.")]
+    = None,
+    proba: Annotated[bool, typer.Option(help="Class probabilities instead of labels.")] = False,
+):
+    """Predict DATA with a saved model (one prediction per row)."""
+    import pandas as pd
+
+    from treebound import load_model
+    from treebound.cli._data import DataFileError, read_table, select_features
+
+    try:
+        model = load_model(model_file)
+        X = select_features(read_table(data), model)
+        if proba:
+            if not hasattr(model, "predict_proba"):
+                _fail("--proba needs a classifier model")
+            result = pd.DataFrame(model.predict_proba(X),
+                                  columns=[f"p({c})" for c in model.classes_])
+        else:
+            result = pd.DataFrame({"prediction": model.predict(X)})
+    except (DataFileError, ValueError, TypeError) as exc:
+        _fail(str(exc))
+    if out is None:
+        result.to_csv(sys.stdout, index=False)
+    else:
+        try:
+            result.to_csv(out, index=False)
+        except OSError as exc:
+            _fail(f"cannot write {str(out)!r}: {exc}")
+        typer.echo(f"{len(result)} predictions written to {out}")
+
+
+def demo(
+    seed: Annotated[int, typer.Option(help="Seed of the train/test split.")] = 0,
+):
+    """The main job in a minute, on scikit-learn's bundled breast-cancer data."""
+    from treebound.experiments.demo import run_demo
+
+    run_demo(seed=seed)
