@@ -27,7 +27,7 @@ from numba import njit
 from treebound._config import JIT_OPTIONS, NO_NRT_INLINE_JIT_OPTIONS, NO_NRT_JIT_OPTIONS
 from treebound._kernels.criteria import TASK_REGRESSION, stats_mass, stats_weight
 from treebound._kernels.frontier import heap_pop, heap_push
-from treebound._kernels.histograms import build_block, subtract_block
+from treebound._kernels.histograms import build_block, remove_samples, subtract_block
 from treebound._kernels.node_search import (
     BLOCK_MAX_CODES,
     F_IMPURITY,
@@ -131,6 +131,10 @@ def _split_loop(st, ni, nf, nv, const_pool, free_const, blocks, block_counts, fr
     is changed and the caller grows the arrays and calls again.
     """
     n_features = codes.shape[0]
+    n_presorted = 0
+    for g in range(n_features):
+        if presort_row[g] >= 0:
+            n_presorted += 1
     use_heap = max_leaf_nodes > 0
     block_rows = blocks.shape[0] // block_size if block_size > 0 else 0
     while st[S_N_FRONTIER] > 0:
@@ -171,15 +175,39 @@ def _split_loop(st, ni, nf, nv, const_pool, free_const, blocks, block_counts, fr
             child_stats[j] = 0.0
         for j in range(k):
             child_counts[j] = 0
-        for i in range(start, end):
-            s = samples[0, i]
-            if map_offset >= 0:
+        if k == 2:
+            # route, count and partition the sample list in one pass
+            write = start
+            n_right = 0
+            for i in range(start, end):
+                s = samples[0, i]
+                if map_offset >= 0:
+                    slot = map_pool[map_offset + codes[f, s]]
+                else:
+                    slot = 0 if codes[f, s] <= lo_code else 1
+                if n_presorted > 0:
+                    slot_of[s] = slot
+                if unit_weights and task != TASK_REGRESSION:
+                    child_stats[slot * width + y_cls[s]] += 1.0
+                else:
+                    _add_sample(child_stats, slot * width, s, y_cls, y_val, w, task)
+                if slot == 0:
+                    samples[0, write] = s
+                    write += 1
+                else:
+                    tmp[n_right] = s
+                    n_right += 1
+            for j in range(n_right):
+                samples[0, write + j] = tmp[j]
+            child_counts[0] = write - start
+            child_counts[1] = n_right
+        else:
+            for i in range(start, end):
+                s = samples[0, i]
                 slot = map_pool[map_offset + codes[f, s]]
-            else:
-                slot = 0 if codes[f, s] <= lo_code else 1
-            slot_of[s] = slot
-            child_counts[slot] += 1
-            _add_sample(child_stats, slot * width, s, y_cls, y_val, w, task)
+                slot_of[s] = slot
+                child_counts[slot] += 1
+                _add_sample(child_stats, slot * width, s, y_cls, y_val, w, task)
         offset = 0
         largest = 0
         for j in range(k):
@@ -188,7 +216,6 @@ def _split_loop(st, ni, nf, nv, const_pool, free_const, blocks, block_counts, fr
             if child_counts[j] > child_counts[largest]:
                 largest = j
         if k == 2:
-            partition_binary(samples, 0, start, end, slot_of, tmp)
             for g in range(n_features):
                 if presort_row[g] >= 0 and const_pool[const_row, g] == 0:
                     partition_binary(presorted, presort_row[g], start, end, slot_of, tmp)
@@ -207,10 +234,18 @@ def _split_loop(st, ni, nf, nv, const_pool, free_const, blocks, block_counts, fr
                 for j in range(k):
                     if j == largest:
                         continue
+                    cstart = start + child_offsets[j]
+                    if not block_worth_it(child_counts[j], n_block, block_size):
+                        # a small child keeps no block: remove its samples from the parent's
+                        # block directly instead of building and subtracting a whole block
+                        remove_samples(samples, cstart, cstart + child_counts[j], codes_t,
+                                       y_cls, y_val, w, task, width, hist_offset, count_offset,
+                                       blocks, parent_block * block_size, block_counts,
+                                       parent_block * stored_counts, not unit_weights)
+                        continue
                     st[S_N_FREE_BLOCKS] -= 1
                     r = free_blocks[st[S_N_FREE_BLOCKS]]
                     child_rows[j] = r
-                    cstart = start + child_offsets[j]
                     build_block(samples, cstart, cstart + child_counts[j], codes_t, y_cls, y_val,
                                 w, task, width, hist_offset, count_offset, blocks,
                                 r * block_size, block_size, block_counts, r * stored_counts,

@@ -52,6 +52,33 @@ def build_block(samples, start, end, codes_t, y_cls, y_val, w, task, width, hist
 
 
 @njit(**NO_NRT_JIT_OPTIONS)
+def remove_samples(samples, start, end, codes_t, y_cls, y_val, w, task, width, hist_offset,
+                   count_offset, blocks, boff, counts, coff, with_counts):
+    """Subtract samples ``samples[start:end]`` from the block at ``boff`` (and its counts)."""
+    n_hist = hist_offset.shape[0]
+    regression = task == TASK_REGRESSION
+    for i in range(start, end):
+        s = samples[0, i]
+        ws = w[s]
+        if regression:
+            yv = y_val[s]
+            wy = ws * yv
+            wyy = wy * yv
+            for j in range(n_hist):
+                base = boff + hist_offset[j] + codes_t[s, j] * 3
+                blocks[base] -= ws
+                blocks[base + 1] -= wy
+                blocks[base + 2] -= wyy
+        else:
+            k = boff + y_cls[s]
+            for j in range(n_hist):
+                blocks[k + hist_offset[j] + codes_t[s, j] * width] -= ws
+        if with_counts:
+            for j in range(n_hist):
+                counts[coff + count_offset[j] + codes_t[s, j]] -= 1
+
+
+@njit(**NO_NRT_JIT_OPTIONS)
 def subtract_block(blocks, boff, child_boff, block_size, counts, coff, child_coff, count_size,
                    with_counts):
     """Block at ``boff`` -= block at ``child_boff`` (and the counts when they are stored)."""

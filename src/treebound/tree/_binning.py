@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from treebound._kernels.binning import gather_codes_t, transpose_into
 from treebound._kernels.node_search import KIND_CATEGORICAL, KIND_HISTOGRAM, KIND_PRESORTED
 
 #: In exact mode a numeric feature is histogram-searched when codes x statistics <= this.
@@ -70,6 +71,8 @@ def code_features(X_enc: np.ndarray, n_categories: np.ndarray, splitter: str, ma
     ``width`` is the number of statistics per code (classes, or 3 for regression).
     """
     n, d = X_enc.shape
+    columns = np.empty((d, n), dtype=np.float64)
+    transpose_into(np.ascontiguousarray(X_enc, dtype=np.float64), columns)
     codes = np.empty((d, n), dtype=np.int32)
     n_codes = np.empty(d, dtype=np.int64)
     kind = np.empty(d, dtype=np.int64)
@@ -77,24 +80,26 @@ def code_features(X_enc: np.ndarray, n_categories: np.ndarray, splitter: str, ma
     value_offset = np.zeros(d, dtype=np.int64)
     pos = 0
     for j in range(d):
-        col = np.ascontiguousarray(X_enc[:, j])
+        col = columns[j]
         value_offset[j] = pos
         if n_categories[j] > 0:
             codes[j] = col.astype(np.int32)
             n_codes[j] = n_categories[j]
             kind[j] = KIND_CATEGORICAL
             continue
-        uniq, rank = rank_values(col)
+        if splitter == "hist":
+            uniq, counts = np.unique(col, return_counts=True)
         if splitter == "hist" and uniq.shape[0] > max_bins:
-            counts = np.bincount(rank, minlength=uniq.shape[0])
             code_of_unique = _bin_unique_values(counts, max_bins)
             q = int(code_of_unique[-1]) + 1
             first = np.searchsorted(code_of_unique, np.arange(q), side="left")
             last = np.searchsorted(code_of_unique, np.arange(q), side="right") - 1
             lo, hi = uniq[first], uniq[last]
-            codes[j] = code_of_unique[rank]
+            # a value's bin is the first whose largest value is >= it (<= max_bins steps)
+            codes[j] = np.searchsorted(hi, col, side="left")
             kind[j] = KIND_HISTOGRAM
         else:
+            uniq, rank = rank_values(col)
             q = uniq.shape[0]
             lo = hi = uniq
             codes[j] = rank
@@ -106,7 +111,8 @@ def code_features(X_enc: np.ndarray, n_categories: np.ndarray, splitter: str, ma
         pos += q
     empty = np.empty(0, dtype=np.float64)
     hist_features = np.flatnonzero((kind != KIND_PRESORTED) & (n_codes <= 256))
-    codes_t = np.ascontiguousarray(codes[hist_features].T.astype(np.uint8))
+    codes_t = np.empty((n, hist_features.shape[0]), dtype=np.uint8)
+    gather_codes_t(codes, hist_features.astype(np.int64), codes_t)
     return CodedFeatures(
         codes=codes,
         codes_t=codes_t,

@@ -1,0 +1,236 @@
+"""Fit and predict speed of treebound against scikit-learn, in the same process.
+
+Usage::
+
+    python benchmarks/bench_fit.py --data-dir ../shared/datasets [--datasets adult,magic]
+        [--splits 3] [--repeats 3] [--out benchmarks/results/fit.md]
+
+For every dataset, train/test split (75/25, seeds 0..splits-1) and setting (full depth;
+``max_leaf_nodes=255``), it times ``fit`` of scikit-learn's ``DecisionTreeClassifier``,
+treebound's exact splitter and treebound's histogram splitter (``max_bins=255``), and ``predict``
+of both exact models; times are the minimum over ``--repeats`` runs (CPU time of this process,
+single-threaded: BLAS threads are pinned to 1) and speed is reported as the ratio treebound /
+scikit-learn of the summed times. Test accuracy is the mean over the splits. Numba compile time
+is excluded from the ratios and reported separately (cold compile in a fresh cache directory,
+and loading the on-disk cache).
+
+Targets (issue 2): exact fit <= 1.0x, histogram fit <= 0.3x with test accuracy within 0.5
+points of scikit-learn's, predict <= 1.0x.
+"""
+
+from __future__ import annotations
+
+import os
+
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+import argparse  # noqa: E402
+import platform  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+from datetime import UTC, datetime  # noqa: E402
+from functools import partial  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+DEFAULT_DATASETS = ("adult", "magic", "letter", "connect_4", "shuttle", "kddcup")
+SETTINGS = (("full depth", None), ("max_leaf_nodes=255", 255))
+
+
+def machine_description() -> str:
+    cpu = platform.processor() or "unknown CPU"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    import numba
+    import sklearn
+
+    import treebound
+
+    return (f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+            f"numpy {np.__version__}, numba {numba.__version__}, scikit-learn "
+            f"{sklearn.__version__}, treebound {treebound.__version__}")
+
+
+def best_time(fn, repeats: int) -> tuple[float, object]:
+    best, result = np.inf, None
+    for _ in range(repeats):
+        start = time.process_time()
+        result = fn()
+        best = min(best, time.process_time() - start)
+    return best, result
+
+
+def compile_times() -> tuple[float, float]:
+    """Seconds for a first tiny fit+predict: cold (empty numba cache) and warm (cache on disk)."""
+    code = ("import time, numpy as np; t = time.perf_counter(); "
+            "from treebound import DecisionTreeClassifier as T; "
+            "X = np.random.rand(60, 3); y = np.arange(60) % 2; "
+            "[T(splitter=s, max_leaf_nodes=m).fit(X, y).predict(X) "
+            "for s in ('exact', 'hist') for m in (None, 8)]; "
+            "print(time.perf_counter() - t)")
+    results = []
+    with tempfile.TemporaryDirectory() as cache:
+        env = {**os.environ, "NUMBA_CACHE_DIR": cache}
+        for _ in range(2):  # first run compiles into the empty cache, second loads it
+            out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                                 text=True, check=True)
+            results.append(float(out.stdout.strip().splitlines()[-1]))
+    return results[0], results[1]
+
+
+def load(data_dir: Path, name: str):
+    frame = pd.read_csv(data_dir / f"{name}.tsv.gz", sep="\t")
+    X = frame.drop(columns="target").to_numpy(dtype=np.float64)
+    y = frame["target"].to_numpy()
+    return X, y
+
+
+def _fit(kind: str, budget, growth: str, seed: int, X, y):
+    from sklearn.tree import DecisionTreeClassifier as SkTree
+
+    from treebound import DecisionTreeClassifier as Tree
+
+    if kind == "sk":
+        return SkTree(max_leaf_nodes=budget, random_state=seed).fit(X, y)
+    splitter = "hist" if kind == "hist" else "exact"
+    return Tree(max_leaf_nodes=budget, growth=growth, splitter=splitter, max_bins=255).fit(X, y)
+
+
+def run(data_dir: Path, datasets, splits: int, repeats: int, echo=print) -> list[dict]:
+    from sklearn.model_selection import train_test_split
+
+    from treebound import DecisionTreeClassifier as Tree
+
+    # warm up every kernel signature used below (compile time is reported separately)
+    Xw, yw = np.random.default_rng(0).random((80, 3)), np.arange(80) % 3
+    for splitter in ("exact", "hist"):
+        for budget in (None, 8):
+            Tree(splitter=splitter, max_leaf_nodes=budget, growth="top_down").fit(Xw, yw) \
+                .predict(Xw)
+    rows = []
+    for name in datasets:
+        X, y = load(data_dir, name)
+        for label, budget in SETTINGS:
+            acc = {"sk": [], "exact": [], "hist": []}
+            t = {"sk": 0.0, "exact": 0.0, "hist": 0.0, "sk_pred": 0.0, "exact_pred": 0.0}
+            leaves = {"sk": [], "exact": [], "hist": []}
+            for seed in range(splits):
+                X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.25,
+                                                          random_state=seed)
+                growth = "depth_first" if budget is None else "top_down"
+                fitted = {}
+                for key in ("sk", "exact", "hist"):
+                    make = partial(_fit, key, budget, growth, seed, X_tr, y_tr)
+                    seconds, fitted[key] = best_time(make, repeats)
+                    t[key] += seconds
+                    acc[key].append(fitted[key].score(X_te, y_te))
+                    leaves[key].append(fitted[key].get_n_leaves())
+                for key in ("sk", "exact"):
+                    seconds, _ = best_time(partial(fitted[key].predict, X_te), repeats + 2)
+                    t[f"{key}_pred"] += seconds
+            row = {
+                "dataset": name, "rows": X.shape[0], "features": X.shape[1],
+                "classes": len(np.unique(y)), "setting": label,
+                "sk_fit_s": t["sk"] / splits, "exact_fit_s": t["exact"] / splits,
+                "hist_fit_s": t["hist"] / splits,
+                "exact_ratio": t["exact"] / t["sk"], "hist_ratio": t["hist"] / t["sk"],
+                "predict_ratio": t["exact_pred"] / t["sk_pred"],
+                "sk_acc": float(np.mean(acc["sk"])), "exact_acc": float(np.mean(acc["exact"])),
+                "hist_acc": float(np.mean(acc["hist"])),
+                "sk_leaves": float(np.mean(leaves["sk"])),
+                "exact_leaves": float(np.mean(leaves["exact"])),
+                "hist_leaves": float(np.mean(leaves["hist"])),
+            }
+            rows.append(row)
+            echo(f"{name:10s} {label:20s} exact {row['exact_ratio']:.2f}x  "
+                 f"hist {row['hist_ratio']:.2f}x  predict {row['predict_ratio']:.2f}x  "
+                 f"acc sk {row['sk_acc']:.4f} exact {row['exact_acc']:.4f} "
+                 f"hist {row['hist_acc']:.4f}")
+    return rows
+
+
+def to_markdown(rows, machine: str, cold: float, warm: float, splits: int, repeats: int) -> str:
+    stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
+    out = [
+        "# Fit and predict speed against scikit-learn",
+        "",
+        f"Generated by `benchmarks/bench_fit.py` on {stamp}.",
+        f"Machine: {machine}.",
+        "",
+        f"Each cell: 75/25 splits with seeds 0..{splits - 1}; fit/predict times are the minimum "
+        f"CPU time over {repeats} runs, summed over the splits; ratio = treebound / "
+        "scikit-learn in the same process (lower is faster). Accuracy: mean test accuracy "
+        "over the splits. Full depth: treebound `growth=\"depth_first\"`; "
+        "`max_leaf_nodes=255`: treebound `growth=\"top_down\"` (scikit-learn's best-first order "
+        "by impurity decrease). Histogram mode: `splitter=\"hist\", max_bins=255`.",
+        "",
+        "| dataset | rows | feat | classes | setting | sklearn fit (s) | exact fit | hist fit "
+        "| predict | acc sklearn | acc exact | acc hist | leaves sk / ex / hist |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        out.append(
+            f"| {r['dataset']} | {r['rows']} | {r['features']} | {r['classes']} | "
+            f"{r['setting']} | {r['sk_fit_s']:.3f} | {r['exact_ratio']:.2f}x | "
+            f"{r['hist_ratio']:.2f}x | {r['predict_ratio']:.2f}x | {r['sk_acc']:.4f} | "
+            f"{r['exact_acc']:.4f} | {r['hist_acc']:.4f} | "
+            f"{r['sk_leaves']:.0f} / {r['exact_leaves']:.0f} / {r['hist_leaves']:.0f} |")
+    exact_ok = all(r["exact_ratio"] <= 1.0 for r in rows)
+    hist_ok = all(r["hist_ratio"] <= 0.3 for r in rows)
+    acc_ok = all(r["hist_acc"] >= r["sk_acc"] - 0.005 for r in rows)
+    pred_ok = all(r["predict_ratio"] <= 1.0 for r in rows)
+    worst = lambda key: max(r[key] for r in rows)  # noqa: E731
+    out += [
+        "",
+        "Targets (issue 2):",
+        "",
+        f"- exact fit <= 1.0x: {'met' if exact_ok else 'NOT met'} (worst "
+        f"{worst('exact_ratio'):.2f}x)",
+        f"- histogram fit <= 0.3x: {'met' if hist_ok else 'NOT met'} (worst "
+        f"{worst('hist_ratio'):.2f}x)",
+        f"- histogram accuracy within 0.5 points of scikit-learn: "
+        f"{'met' if acc_ok else 'NOT met'} (largest shortfall "
+        f"{max(r['sk_acc'] - r['hist_acc'] for r in rows) * 100:.2f} points)",
+        f"- predict <= 1.0x: {'met' if pred_ok else 'NOT met'} (worst "
+        f"{worst('predict_ratio'):.2f}x)",
+        "",
+        f"Numba compile time (excluded above): {cold:.1f} s for the first fit with an empty "
+        f"cache, {warm:.1f} s to load the cached kernels in a new process.",
+        "",
+    ]
+    return "\n".join(out)
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data-dir", type=Path, required=True)
+    parser.add_argument("--datasets", default=",".join(DEFAULT_DATASETS))
+    parser.add_argument("--splits", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--out", type=Path,
+                        default=Path(__file__).parent / "results" / "fit.md")
+    args = parser.parse_args(argv)
+    datasets = [d for d in args.datasets.split(",") if d]
+    missing = [d for d in datasets if not (args.data_dir / f"{d}.tsv.gz").exists()]
+    if missing:
+        parser.error(f"datasets not found in {args.data_dir}: {missing}")
+    cold, warm = compile_times()
+    rows = run(args.data_dir, datasets, args.splits, args.repeats)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(to_markdown(rows, machine_description(), cold, warm, args.splits,
+                                    args.repeats))
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,40 @@
+"""Layout changes of the training matrix, done in cache-friendly blocks.
+
+Turning the row-major user matrix into feature rows (for sorting and coding each feature) and the
+feature-major codes into sample-major ``uint8`` rows (for the histogram blocks) are transposes; a
+naive strided copy touches a new cache line per element, tiles of 64 x 64 do not.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from treebound._config import NO_NRT_JIT_OPTIONS
+
+_TILE = 64
+
+
+@njit(**NO_NRT_JIT_OPTIONS)
+def transpose_into(X, out):
+    """``out[j, i] = X[i, j]`` for a (n, d) matrix ``X`` and a (d, n) matrix ``out``."""
+    n, d = X.shape
+    for i0 in range(0, n, _TILE):
+        i1 = min(i0 + _TILE, n)
+        for j0 in range(0, d, _TILE):
+            j1 = min(j0 + _TILE, d)
+            for i in range(i0, i1):
+                for j in range(j0, j1):
+                    out[j, i] = X[i, j]
+
+
+@njit(**NO_NRT_JIT_OPTIONS)
+def gather_codes_t(codes, features, out):
+    """``out[s, h] = codes[features[h], s]`` as uint8 (codes below 256)."""
+    n = codes.shape[1]
+    n_sel = features.shape[0]
+    for s0 in range(0, n, _TILE):
+        s1 = min(s0 + _TILE, n)
+        for h in range(n_sel):
+            f = features[h]
+            for s in range(s0, s1):
+                out[s, h] = codes[f, s]
