@@ -7,9 +7,10 @@ naive strided copy touches a new cache line per element, tiles of 64 x 64 do not
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
-from treebound._config import NO_NRT_JIT_OPTIONS
+from treebound._config import JIT_OPTIONS, NO_NRT_JIT_OPTIONS
 
 _TILE = 64
 
@@ -38,3 +39,45 @@ def gather_codes_t(codes, features, out):
             f = features[h]
             for s in range(s0, s1):
                 out[s, h] = codes[f, s]
+
+
+@njit(**JIT_OPTIONS)
+def small_integer_ranks(col, ranks):
+    """Distinct values and ranks of a column of small-range integers, in O(n + range).
+
+    Returns the sorted distinct values and fills ``ranks`` (int64), or returns an empty array
+    (and leaves ``ranks`` unspecified) when the column holds a non-integer or its range is
+    larger than ``4 n + 1024`` — the caller then sorts instead.
+    """
+    n = col.shape[0]
+    lo = col[0]
+    hi = col[0]
+    for i in range(n):
+        v = col[i]
+        if v != np.floor(v):
+            return np.empty(0, dtype=np.float64)
+        if v < lo:
+            lo = v
+        if v > hi:
+            hi = v
+    span = hi - lo
+    if span > 4 * n + 1024:
+        return np.empty(0, dtype=np.float64)
+    size = np.int64(span) + 1
+    table = np.zeros(size, dtype=np.int64)
+    for i in range(n):
+        table[np.int64(col[i] - lo)] = 1
+    n_unique = 0
+    for v in range(size):
+        if table[v]:
+            table[v] = n_unique
+            n_unique += 1
+        else:
+            table[v] = -1
+    uniq = np.empty(n_unique, dtype=np.float64)
+    for v in range(size):
+        if table[v] >= 0:
+            uniq[table[v]] = lo + v
+    for i in range(n):
+        ranks[i] = table[np.int64(col[i] - lo)]
+    return uniq

@@ -86,7 +86,7 @@ def next_random(state, high):
 @njit(**NO_NRT_INLINE_JIT_OPTIONS)
 def block_worth_it(n_node, n_block, block_floats):
     """A histogram block pays off when filling it costs about as much as scanning it."""
-    return n_block > 0 and block_floats <= 4 * n_node * n_block
+    return n_block > 0 and block_floats <= 16 * n_node * n_block
 
 
 @njit(**NO_NRT_JIT_OPTIONS)

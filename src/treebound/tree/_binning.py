@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from treebound._kernels.binning import gather_codes_t, transpose_into
+from treebound._kernels.binning import gather_codes_t, small_integer_ranks, transpose_into
 from treebound._kernels.node_search import KIND_CATEGORICAL, KIND_HISTOGRAM, KIND_PRESORTED
 
 #: In exact mode a numeric feature is histogram-searched when codes x statistics <= this.
@@ -48,22 +48,6 @@ def _bin_unique_values(counts: np.ndarray, max_bins: int) -> np.ndarray:
     return np.concatenate([[0], np.cumsum(raw[1:] != raw[:-1])]).astype(np.int64)
 
 
-def rank_values(col: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Sorted distinct values of ``col`` and the rank of every entry among them.
-
-    Faster than ``np.unique(..., return_inverse=True)``: a plain sort finds the distinct values
-    and integer-valued columns with a small range are ranked by table lookup.
-    """
-    uniq = np.unique(col)
-    lo, hi = uniq[0], uniq[-1]
-    span = hi - lo
-    if span < 4 * col.shape[0] + 1024 and np.all(uniq == np.floor(uniq)):
-        table = np.zeros(int(span) + 1, dtype=np.int64)
-        table[(uniq - lo).astype(np.int64)] = np.arange(uniq.shape[0])
-        return uniq, table[(col - lo).astype(np.int64)]
-    return uniq, np.searchsorted(uniq, col)
-
-
 def code_features(X_enc: np.ndarray, n_categories: np.ndarray, splitter: str, max_bins: int,
                   width: int) -> CodedFeatures:
     """Codes, search kinds and value ranges of every column of the encoded matrix.
@@ -87,22 +71,26 @@ def code_features(X_enc: np.ndarray, n_categories: np.ndarray, splitter: str, ma
             n_codes[j] = n_categories[j]
             kind[j] = KIND_CATEGORICAL
             continue
-        if splitter == "hist":
+        ranks = np.empty(n, dtype=np.int64)
+        uniq = small_integer_ranks(col, ranks)  # O(n) for small-range integer columns
+        small_ints = uniq.shape[0] > 0
+        if not small_ints:
             uniq, counts = np.unique(col, return_counts=True)
         if splitter == "hist" and uniq.shape[0] > max_bins:
+            if small_ints:
+                counts = np.bincount(ranks, minlength=uniq.shape[0])
             code_of_unique = _bin_unique_values(counts, max_bins)
             q = int(code_of_unique[-1]) + 1
             first = np.searchsorted(code_of_unique, np.arange(q), side="left")
             last = np.searchsorted(code_of_unique, np.arange(q), side="right") - 1
             lo, hi = uniq[first], uniq[last]
             # a value's bin is the first whose largest value is >= it (<= max_bins steps)
-            codes[j] = np.searchsorted(hi, col, side="left")
+            codes[j] = code_of_unique[ranks] if small_ints else np.searchsorted(hi, col)
             kind[j] = KIND_HISTOGRAM
         else:
-            uniq, rank = rank_values(col)
             q = uniq.shape[0]
             lo = hi = uniq
-            codes[j] = rank
+            codes[j] = ranks if small_ints else np.searchsorted(uniq, col)
             use_hist = splitter == "hist" or (q <= 256 and q * width <= HISTOGRAM_CELLS)
             kind[j] = KIND_HISTOGRAM if use_hist else KIND_PRESORTED
         n_codes[j] = q
