@@ -91,3 +91,16 @@ def test_demo_runs_and_compares_with_cart():
     assert result.exit_code == 0, result.output
     assert "CART" in result.output and "risk bound" in result.output
     assert "IF" in result.output
+
+
+def test_plot_command_writes_an_image(data_files, tmp_path):
+    _, csv, _ = data_files
+    model_path = tmp_path / "m.json"
+    runner.invoke(app, ["fit", str(csv), "--target", "label", "--max-leaf-nodes", "5",
+                        "--save", str(model_path)])
+    image = tmp_path / "tree.png"
+    result = runner.invoke(app, ["plot", str(model_path), str(image)])
+    assert result.exit_code == 0, result.output
+    assert image.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    bad = runner.invoke(app, ["plot", str(csv), str(image)])
+    assert bad.exit_code != 0 and "Traceback" not in bad.output

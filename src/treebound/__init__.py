@@ -7,6 +7,7 @@ from treebound.tree import (
     export_text,
     format_rules,
     load_model,
+    plot_tree,
     save_model,
     to_rules,
 )
@@ -25,6 +26,7 @@ __all__ = [
     "export_text",
     "format_rules",
     "load_model",
+    "plot_tree",
     "save_model",
     "to_rules",
 ]

@@ -19,6 +19,7 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
     app.command("fit")(fit)
     app.command("predict")(predict)
     app.command("demo")(demo)
+    app.command("plot")(plot)
 
 
 def fit(
@@ -137,3 +138,35 @@ def demo(
     from treebound.experiments.demo import run_demo
 
     run_demo(seed=seed)
+
+
+def plot(
+    model_file: Annotated[Path, typer.Argument(help="Model file written by 'treebound fit'.")],
+    out: Annotated[Path, typer.Argument(help="Image file to write (PNG, SVG or PDF).")],
+    max_depth: Annotated[int, typer.Option(help="Draw only this many levels.")] = None,
+    dpi: Annotated[int, typer.Option(help="Resolution of raster images.")] = 120,
+):
+    """Draw a saved model's tree into an image file."""
+    from treebound import load_model
+
+    try:
+        model = load_model(model_file)
+    except ValueError as exc:
+        _fail(str(exc))
+    if max_depth is not None and max_depth < 0:
+        _fail(f"--max-depth must be >= 0, got {max_depth}")
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from treebound import plot_tree
+
+    ax = plot_tree(model, max_depth=max_depth)
+    try:
+        ax.figure.savefig(out, dpi=dpi, bbox_inches="tight")
+    except (OSError, ValueError) as exc:
+        _fail(f"cannot write {str(out)!r}: {exc}")
+    finally:
+        plt.close(ax.figure)
+    typer.echo(f"tree drawn to {out}")
