@@ -6,20 +6,13 @@ import numpy as np
 import pandas as pd
 import pytest
 from sklearn.datasets import load_iris, load_wine
-from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from treebound import (
-    ESTIMATORS,
     DecisionTreeClassifier,
     DecisionTreeRegressor,
     load_model,
     save_model,
 )
-
-
-@parametrize_with_checks([cls() for cls in ESTIMATORS])
-def test_sklearn_estimator_checks(estimator, check):
-    check(estimator)
 
 
 @pytest.mark.parametrize("splitter", ["exact", "hist"])

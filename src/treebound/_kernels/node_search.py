@@ -21,7 +21,7 @@ import numpy as np
 from numba import njit
 
 from treebound._config import NO_NRT_INLINE_JIT_OPTIONS, NO_NRT_JIT_OPTIONS
-from treebound._kernels.criteria import stats_mass
+from treebound._kernels.criteria import TASK_REGRESSION, stats_mass
 from treebound._kernels.histograms import counts_from_stats
 from treebound._kernels.split_categorical import best_binary_subset, best_multiway
 from treebound._kernels.split_numeric import (
@@ -111,10 +111,17 @@ def find_best_test(node, ni, nf, nv, const_pool, blocks, block_counts, block_siz
         return map_used
     if impurity <= _EPSILON:
         return map_used
+    if task == TASK_REGRESSION:
+        # sum w y^2 - (sum w y)^2 / w cancels: below ~64 eps (mean^2 + var) the variance is
+        # rounding noise (it would depend on the order of the rows), so the node is pure
+        mean = nv[node * width + 1] / weight
+        if impurity <= 64.0 * _EPSILON * (mean * mean + impurity):
+            return map_used
     start = ni[node, I_SEG_START]
     end = start + n_node
     poff = node * width
     parent_mass = stats_mass(nv, poff, width, task, criterion)
+    tie_tolerance = 1e-9 * parent_mass if task == TASK_REGRESSION else 0.0
     const_row = ni[node, I_CONST_ROW]
     block_row = ni[node, I_BLOCK_ROW]
     n_features = codes.shape[0]
@@ -224,7 +231,10 @@ def find_best_test(node, ni, nf, nv, const_pool, blocks, block_counts, block_siz
             continue
         if kind[f] == KIND_CATEGORICAL and n_children == 0:
             continue
-        if gain > best_gain:
+        # Regression gains are float sums whose last bits depend on the order of the rows; two
+        # features inducing the same partition must tie, so only a clear improvement replaces
+        # the incumbent (class counts are exact: classification compares exactly).
+        if gain > best_gain + tie_tolerance:
             best_gain = gain
             best_feature = f
             best_children = n_children

@@ -295,6 +295,14 @@ class Tree:
                 raise ValueError(f"tree array {name!r} must be floating point")
         if not np.all(np.isfinite(self.value)):
             raise ValueError("tree array 'value' holds NaN or infinite entries")
+        if self.task == "classification" and np.any(self.value < 0):
+            raise ValueError("tree array 'value' holds negative class counts")
+        for name in ("impurity", "weighted_n_node_samples"):
+            arr = getattr(self, name)
+            if not np.all(np.isfinite(arr)) or np.any(arr < 0):
+                raise ValueError(f"tree array {name!r} must be finite and non-negative")
+        if np.any(self.n_node_samples < 0):
+            raise ValueError("tree array 'n_node_samples' holds negative counts")
         internal = np.flatnonzero(self.first_child >= 0)
         leaves = self.first_child < 0
         if np.any(self.first_child < -1):

@@ -1,0 +1,25 @@
+"""Per-estimator configurations for the registry-driven tests (imodels style).
+
+Every estimator in ``treebound.ESTIMATORS`` must have an entry: a list of parameter sets to run
+the common invariants with, and the properties that apply to it.
+"""
+
+from treebound import DecisionTreeClassifier, DecisionTreeRegressor
+
+CONFIGS = {
+    DecisionTreeClassifier: [
+        {},
+        {"growth": "best_first", "max_leaf_nodes": 6},
+        {"growth": "purest_children", "max_leaf_nodes": 9, "criterion": "entropy"},
+        {"splitter": "hist", "max_bins": 8, "criterion": "sqrt"},
+        {"max_features": 2, "random_state": 3, "min_samples_leaf": 2},
+    ],
+    DecisionTreeRegressor: [
+        {},
+        {"growth": "top_down", "max_leaf_nodes": 7},
+        {"splitter": "hist", "max_bins": 8},
+    ],
+}
+
+#: estimators whose predictions do not change under strictly increasing feature transforms
+MONOTONE_INVARIANT = {DecisionTreeClassifier, DecisionTreeRegressor}
