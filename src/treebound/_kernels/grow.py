@@ -347,14 +347,15 @@ def grow_tree(codes, codes_t, n_codes, kind, lo_values, hi_values, value_offset,
     block_slot = np.full(n_features, -1, dtype=np.int64)
     n_presorted = 0
     n_block = 0
-    max_codes = 2
+    max_codes = 2  # largest code count of a histogram-searched feature (sizes the scratch)
     max_children = 2
     cat_codes = 0
     for f in range(n_features):
         if kind[f] == KIND_PRESORTED:
             presort_row[f] = n_presorted
             n_presorted += 1
-        elif n_codes[f] <= BLOCK_MAX_CODES:
+            continue
+        if n_codes[f] <= BLOCK_MAX_CODES:
             block_slot[f] = n_block
             n_block += 1
         if kind[f] == KIND_CATEGORICAL:
@@ -392,11 +393,11 @@ def grow_tree(codes, codes_t, n_codes, kind, lo_values, hi_values, value_offset,
     left = np.empty(width, dtype=np.float64)
     right = np.empty(width, dtype=np.float64)
     cand = np.empty(n_features, dtype=np.int64)
-    child_stats = np.empty(max_codes * width, dtype=np.float64)
-    child_counts = np.empty(max_codes, dtype=np.int64)
-    child_offsets = np.empty(max_codes, dtype=np.int64)
-    child_rows = np.empty(max_codes, dtype=np.int64)
-    positions = np.empty(max_codes, dtype=np.int64)
+    child_stats = np.empty(max_children * width, dtype=np.float64)
+    child_counts = np.empty(max_children, dtype=np.int64)
+    child_offsets = np.empty(max_children, dtype=np.int64)
+    child_rows = np.empty(max_children, dtype=np.int64)
+    positions = np.empty(max_children, dtype=np.int64)
     order_buf = np.empty(max_codes, dtype=np.int64)
     best_order_buf = np.empty(max_codes, dtype=np.int64)
     perm_buf = np.empty(max(n, max_codes), dtype=np.int64)

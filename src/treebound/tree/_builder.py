@@ -33,6 +33,8 @@ SPLITTERS = ("exact", "hist")
 
 #: Memory allowed for the per-node histogram blocks kept for the subtraction trick (bytes).
 HISTOGRAM_MEMORY = 256 * 2**20
+#: Largest node-statistics and scratch memory a fit may need before it is refused (bytes).
+STATISTICS_MEMORY = 4 * 2**30
 CATEGORICAL_SPLITS = ("binary", "multiway")
 
 
@@ -76,6 +78,7 @@ def grow(X_enc: np.ndarray, y: np.ndarray, sample_weight: np.ndarray, n_categori
         y_val = np.zeros(1, dtype=np.float64)
     max_features = n_features if settings.max_features is None else settings.max_features
     coded = code_features(X_enc, n_categories, settings.splitter, settings.max_bins, width)
+    _check_memory(coded, width, n_samples, settings)
     in_block = (coded.kind != _layout.KIND_PRESORTED) & (coded.n_codes <= 256)
     block_bytes = 8 * int(coded.n_codes[in_block].sum()) * (width + 1)
     max_block_rows = max(0, HISTOGRAM_MEMORY // max(block_bytes, 1))
@@ -91,6 +94,22 @@ def grow(X_enc: np.ndarray, y: np.ndarray, sample_weight: np.ndarray, n_categori
         int(max_block_rows),
     )
     return _to_tree(ni, nf, nv, map_pool, n_categories, regression)
+
+
+def _check_memory(coded, width: int, n_samples: int, settings: GrowthSettings) -> None:
+    """Refuse fits whose per-node statistics cannot fit in memory (e.g. 10^5 classes)."""
+    max_nodes = 2 * n_samples - 1
+    if settings.max_leaf_nodes is not None:
+        max_nodes = min(max_nodes, 2 * settings.max_leaf_nodes - 1)
+    searched = coded.n_codes[coded.kind != _layout.KIND_PRESORTED]
+    scratch = int(searched.max()) * width * 8 * 3 if searched.size else 0
+    needed = max_nodes * width * 8 + scratch
+    if needed > STATISTICS_MEMORY:
+        raise ValueError(
+            f"a tree with {width} classes/statistics per node on {n_samples} samples may need "
+            f"{needed / 2**30:.1f} GiB of node statistics (limit {STATISTICS_MEMORY / 2**30:.0f} "
+            "GiB): merge rare classes or set max_leaf_nodes"
+        )
 
 
 def _to_tree(ni, nf, nv, map_pool, n_categories, regression: bool) -> Tree:

@@ -251,6 +251,10 @@ class FeatureEncoder:
                     )
                 if v is not None and not isinstance(v, _JSON_SCALARS):
                     raise ValueError(f"encoder categories of feature {j} hold {v!r}")
+                if isinstance(v, float) and not np.isfinite(v):
+                    raise ValueError(f"encoder categories of feature {j} hold {v!r}")
+            if len({(type(v).__name__, v) for v in c}) != len(c) or len(set(c)) != len(c):
+                raise ValueError(f"encoder categories of feature {j} are not distinct")
             clean.append(list(c))
         names = data.get("feature_names")
         if names is not None and (

@@ -101,8 +101,12 @@ def model_from_dict(cls, data: dict):
     if unknown:
         raise ValueError(f"model params has unknown parameters {unknown}")
     model = cls(**params)
-    # constructors only store; validate the stored parameters now
-    model._validate_stored_params()
+    # constructors only store; validate the stored parameters now (any problem is a ValueError
+    # here: it is the file that is wrong, whatever the type of the bad value)
+    try:
+        model._validate_stored_params()
+    except TypeError as exc:
+        raise ValueError(f"model params: {exc}") from None
     n_features = _require(data, "n_features_in", int, "an integer")
     if n_features < 1:
         raise ValueError("model field 'n_features_in' must be at least 1")
@@ -188,6 +192,6 @@ def load_model(path):
         raise ValueError(f"model file {str(path)!r} does not hold a JSON object")
     name = data.get("estimator")
     classes = {cls.__name__: cls for cls in ESTIMATORS}
-    if name not in classes:
+    if not isinstance(name, str) or name not in classes:
         raise ValueError(f"model file names unknown estimator {name!r}")
     return classes[name].from_dict(data)

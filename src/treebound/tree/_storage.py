@@ -382,7 +382,7 @@ class Tree:
                     arr = _int_array(raw, name)
                 else:
                     arr = np.array(raw, dtype=np.float64)
-            except (TypeError, ValueError) as exc:
+            except (TypeError, ValueError, OverflowError) as exc:
                 raise ValueError(f"tree array {name!r} has entries of the wrong type: {exc}") from None
             arrays[name] = arr
         value = arrays["value"]
@@ -406,6 +406,8 @@ def _int_array(raw: list, name: str) -> np.ndarray:
     for v in raw:
         if isinstance(v, bool) or not isinstance(v, int):
             raise ValueError(f"tree array {name!r} must hold integers, found {v!r}")
+        if not -(2**62) < v < 2**62:
+            raise ValueError(f"tree array {name!r} holds the out-of-range integer {v}")
     return np.array(raw, dtype=np.int64) if raw else np.empty(0, dtype=np.int64)
 
 
