@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import datetime
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -23,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from _machine import machine_description
 from treebound.theory import (
     PartitioningCache,
     TreeStructure,
@@ -83,21 +83,7 @@ def compile_seconds():
     return float(out.stdout.strip().splitlines()[-1])
 
 
-def machine():
-    cpu = platform.processor() or "unknown"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    import numba
-    import scipy
-
-    return (f"{cpu}, {os.cpu_count()} logical cores, {platform.system()} {platform.release()}; "
-            f"Python {platform.python_version()}, numpy {np.__version__}, scipy {scipy.__version__}, "
-            f"numba {numba.__version__}")
+machine = machine_description
 
 
 def main(argv=None):

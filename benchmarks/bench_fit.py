@@ -26,7 +26,6 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import argparse  # noqa: E402
-import platform  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
@@ -38,27 +37,10 @@ from pathlib import Path  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from _machine import machine_description  # noqa: E402
+
 DEFAULT_DATASETS = ("adult", "magic", "letter", "connect_4", "shuttle", "kddcup")
 SETTINGS = (("full depth", None), ("max_leaf_nodes=255", 255))
-
-
-def machine_description() -> str:
-    cpu = platform.processor() or "unknown CPU"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    import numba
-    import sklearn
-
-    import treebound
-
-    return (f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-            f"numpy {np.__version__}, numba {numba.__version__}, scikit-learn "
-            f"{sklearn.__version__}, treebound {treebound.__version__}")
 
 
 def best_time(fn, repeats: int) -> tuple[float, object]:

@@ -18,27 +18,21 @@ from treebound._config import NO_NRT_INLINE_JIT_OPTIONS, NO_NRT_JIT_OPTIONS
 from treebound._kernels.criteria import TASK_REGRESSION
 
 
-@njit(**NO_NRT_JIT_OPTIONS)
-def build_block(samples, start, end, codes_t, y_cls, y_val, w, task, width, hist_offset,
-                count_offset, blocks, boff, block_size, counts, coff, count_size, with_counts):
-    """Fill the block at ``boff`` (and its counts when ``with_counts``) from ``samples``."""
-    for i in range(block_size):
-        blocks[boff + i] = 0.0
+@njit(**NO_NRT_INLINE_JIT_OPTIONS)
+def _accumulate(samples, start, end, codes_t, y_cls, y_val, w, task, width, hist_offset,
+                count_offset, blocks, boff, counts, coff, with_counts, sign):
+    """Add (``sign = 1``) or remove (``sign = -1``) samples' statistics to/from a block."""
     n_hist = hist_offset.shape[0]
     regression = task == TASK_REGRESSION
-    if with_counts:
-        for i in range(count_size):
-            counts[coff + i] = 0
     for i in range(start, end):
         s = samples[0, i]
-        ws = w[s]
+        ws = sign * w[s]
         if regression:
             yv = y_val[s]
             wy = ws * yv
             wyy = wy * yv
             for j in range(n_hist):
-                c = codes_t[s, j]
-                base = boff + hist_offset[j] + c * 3
+                base = boff + hist_offset[j] + codes_t[s, j] * 3
                 blocks[base] += ws
                 blocks[base + 1] += wy
                 blocks[base + 2] += wyy
@@ -48,34 +42,28 @@ def build_block(samples, start, end, codes_t, y_cls, y_val, w, task, width, hist
                 blocks[k + hist_offset[j] + codes_t[s, j] * width] += ws
         if with_counts:
             for j in range(n_hist):
-                counts[coff + count_offset[j] + codes_t[s, j]] += 1
+                counts[coff + count_offset[j] + codes_t[s, j]] += np.int64(sign)
+
+
+@njit(**NO_NRT_JIT_OPTIONS)
+def build_block(samples, start, end, codes_t, y_cls, y_val, w, task, width, hist_offset,
+                count_offset, blocks, boff, block_size, counts, coff, count_size, with_counts):
+    """Fill the block at ``boff`` (and its counts when ``with_counts``) from ``samples``."""
+    for i in range(block_size):
+        blocks[boff + i] = 0.0
+    if with_counts:
+        for i in range(count_size):
+            counts[coff + i] = 0
+    _accumulate(samples, start, end, codes_t, y_cls, y_val, w, task, width, hist_offset,
+                count_offset, blocks, boff, counts, coff, with_counts, 1.0)
 
 
 @njit(**NO_NRT_JIT_OPTIONS)
 def remove_samples(samples, start, end, codes_t, y_cls, y_val, w, task, width, hist_offset,
                    count_offset, blocks, boff, counts, coff, with_counts):
     """Subtract samples ``samples[start:end]`` from the block at ``boff`` (and its counts)."""
-    n_hist = hist_offset.shape[0]
-    regression = task == TASK_REGRESSION
-    for i in range(start, end):
-        s = samples[0, i]
-        ws = w[s]
-        if regression:
-            yv = y_val[s]
-            wy = ws * yv
-            wyy = wy * yv
-            for j in range(n_hist):
-                base = boff + hist_offset[j] + codes_t[s, j] * 3
-                blocks[base] -= ws
-                blocks[base + 1] -= wy
-                blocks[base + 2] -= wyy
-        else:
-            k = boff + y_cls[s]
-            for j in range(n_hist):
-                blocks[k + hist_offset[j] + codes_t[s, j] * width] -= ws
-        if with_counts:
-            for j in range(n_hist):
-                counts[coff + count_offset[j] + codes_t[s, j]] -= 1
+    _accumulate(samples, start, end, codes_t, y_cls, y_val, w, task, width, hist_offset,
+                count_offset, blocks, boff, counts, coff, with_counts, -1.0)
 
 
 @njit(**NO_NRT_JIT_OPTIONS)

@@ -35,6 +35,21 @@ from treebound._kernels.sorting import stable_argsort
 
 
 @njit(**NO_NRT_INLINE_JIT_OPTIONS)
+def _incremental_child_mass(criterion, weight_left, weight_right, sq_left, sq_right, xl_left,
+                            xl_right):
+    """Children's impurity mass from running sums: Gini uses the sums of squared class
+    counts, entropy the sums of ``c log2 c``."""
+    if criterion == GINI:
+        child = 0.0
+        if weight_left > 0.0:
+            child += weight_left - sq_left / weight_left
+        if weight_right > 0.0:
+            child += weight_right - sq_right / weight_right
+        return child
+    return 0.5 * (xlog2x(weight_left) - xl_left + xlog2x(weight_right) - xl_right)
+
+
+@njit(**NO_NRT_INLINE_JIT_OPTIONS)
 def scan_sorted(order, order_row, start, end, codes, f, y_cls, y_val, w, task, width, criterion,
                 parent, parent_off, parent_weight, parent_mass, min_samples_leaf, left, right):
     """Scan samples ``order[order_row, start:end]`` (sorted by ``codes[f]``) for the best cut."""
@@ -94,15 +109,9 @@ def scan_sorted(order, order_row, start, end, codes, f, y_cls, y_val, w, task, w
                 if parent_weight > 0.0:
                     gain -= sum_y * sum_y / parent_weight
             else:
-                if criterion == GINI:
-                    child = 0.0
-                    if weight_left > 0.0:
-                        child += weight_left - sq_left / weight_left
-                    if weight_right > 0.0:
-                        child += weight_right - sq_right / weight_right
-                elif criterion == ENTROPY:
-                    child = 0.5 * (xlog2x(weight_left) - xl_left + xlog2x(weight_right)
-                                   - xl_right)
+                if criterion == GINI or criterion == ENTROPY:
+                    child = _incremental_child_mass(criterion, weight_left, weight_right,
+                                                    sq_left, sq_right, xl_left, xl_right)
                 else:
                     child = classification_mass(left, 0, width, weight_left, criterion) + \
                         classification_mass(right, 0, width, weight_right, criterion)
@@ -196,16 +205,9 @@ def scan_histogram(hist, hoff, hcount, coff, counts_in_hist, n_codes, n_node, ta
                 break
             if n_left >= min_samples_leaf:
                 if incremental:
-                    weight_right = parent_weight - weight_left
-                    if criterion == GINI:
-                        child = 0.0
-                        if weight_left > 0.0:
-                            child += weight_left - sq_left / weight_left
-                        if weight_right > 0.0:
-                            child += weight_right - sq_right / weight_right
-                    else:
-                        child = 0.5 * (xlog2x(weight_left) - xl_left + xlog2x(weight_right)
-                                       - xl_right)
+                    child = _incremental_child_mass(criterion, weight_left,
+                                                    parent_weight - weight_left, sq_left,
+                                                    sq_right, xl_left, xl_right)
                 else:
                     child = stats_mass(left, 0, width, task, criterion) + \
                         stats_mass(right, 0, width, task, criterion)
