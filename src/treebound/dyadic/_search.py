@@ -1,0 +1,273 @@
+"""Functional core of dyadic decision trees: grid data + settings -> optimal DDT (node arrays).
+
+:func:`fit_dyadic_tree` returns the minimiser of Eq. (1), ``R̂_n(T) + Φ_n(T)`` over ``T_M``
+(free DDTs, or cyclic DDTs), for either penalty of SPEC section 6:
+
+* ``spatially_adaptive`` (Eq. (9)) is additive over leaves: one call of the free-DDT search
+  (:mod:`treebound._kernels.dyadic_free`) or of the cyclic grow-and-prune
+  (:mod:`treebound._kernels.dyadic_cyclic`) solves it exactly;
+* ``square_root`` (Proposition 1) is ``g(k) = scale sqrt(([T] ln 2 + ln(1/δ)) / (2n))``, a concave
+  increasing function of the number of leaves ``k``. Let ``E(k)`` be the fewest training errors of
+  a tree with k leaves. Any ``(k, E)`` lies on or above the lower convex hull of these points, and
+  ``g`` lies above its chords, so ``E(k)/n + g(k)`` is minimised at a hull vertex. The vertices are
+  the solutions of the additive problems ``errors/n + λ k`` (one search each); they are found by
+  the usual dichotomic search over ``λ``, restricted to ``λ >= g(k_max + 1) - g(k_max)`` (no
+  smaller than any increment of ``g`` up to ``k_max``) where
+  ``k_max`` is the most leaves a tree can have without costing more than the single leaf.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from treebound._kernels.dyadic import (
+    PENALTY_PER_LEAF,
+    PENALTY_SPATIALLY_ADAPTIVE,
+    STATUS_BUDGET_EXCEEDED,
+)
+from treebound._kernels.dyadic_cyclic import solve_cyclic
+from treebound._kernels.dyadic_free import extract_free, solve_free
+from treebound.dyadic._penalty import (
+    depth_constants,
+    spatially_adaptive_penalty,
+    square_root_penalty,
+)
+
+__all__ = [
+    "PENALTIES",
+    "VARIANTS",
+    "CellBudgetExceeded",
+    "DyadicSettings",
+    "DyadicTreeArrays",
+    "count_nonempty_cells_bound",
+    "default_resolution",
+    "fit_dyadic_tree",
+    "tree_objective",
+]
+
+PENALTIES = ("spatially_adaptive", "square_root")
+VARIANTS = ("free", "cyclic")
+
+
+class CellBudgetExceeded(ValueError):
+    """The search would store more cells than the configured budget allows."""
+
+
+@dataclass(frozen=True)
+class DyadicSettings:
+    """Everything that decides the fitted DDT, resolved to plain values."""
+
+    resolution: int
+    variant: str = "free"
+    penalty: str = "spatially_adaptive"
+    delta: float = 0.01
+    penalty_scale: float = 1.0
+    max_cells: int = 5_000_000
+
+
+@dataclass
+class DyadicTreeArrays:
+    """A fitted DDT as node arrays in breadth-first order (children contiguous, after parents).
+
+    ``boundary[i]`` is the grid index of the midpoint split at internal node i (its lower child
+    holds grid indices ``< boundary``); ``counts`` are training class counts per node.
+    """
+
+    first_child: np.ndarray
+    feature: np.ndarray
+    boundary: np.ndarray
+    counts: np.ndarray
+    depth: np.ndarray
+    objective: float
+    empirical_risk: float
+    penalty: float
+    n_cells_evaluated: int
+    n_searches: int
+
+    @property
+    def is_leaf(self) -> np.ndarray:
+        return self.first_child < 0
+
+    @property
+    def n_leaves(self) -> int:
+        return int(np.count_nonzero(self.first_child < 0))
+
+
+def default_resolution(n_samples: int, n_features: int) -> int:
+    """``L = ceil(log2(n / ln n) / d)``, at least 1: the resolution ``M = 2**L ≍ (n / log n)^{1/d}``
+    of Theorem 6 (section V-A), rounded up to a dyadic integer."""
+    if n_samples < 3:
+        return 1
+    return max(1, math.ceil(math.log2(n_samples / math.log(n_samples)) / n_features))
+
+
+def count_nonempty_cells_bound(grid: np.ndarray, active: np.ndarray, resolution: int) -> float:
+    """Upper bound on the non-empty cells of ``A_M`` (the cells the plain DP would visit).
+
+    For each vector of per-coordinate levels, the non-empty cells number at most ``n`` and at most
+    the product over coordinates of the occupied intervals at that level. Summed over all level
+    vectors of the ``active`` coordinates by a small dynamic program over capped products.
+    """
+    n = grid.shape[0]
+    occupied = []
+    for f in np.flatnonzero(active):
+        column = grid[:, f].astype(np.int64)
+        occupied.append([len(np.unique(column >> (resolution - level)))
+                         for level in range(resolution + 1)])
+    ways = np.zeros(n + 1)
+    ways[1] = 1.0
+    products = np.arange(n + 1)
+    for per_level in occupied:
+        new = np.zeros(n + 1)
+        for count in per_level:
+            np.add.at(new, np.minimum(products * count, n), ways)
+        ways = new
+    return float(ways @ products)
+
+
+def tree_objective(counts: np.ndarray, depth: np.ndarray, is_leaf: np.ndarray, n_features: int,
+                   settings: DyadicSettings) -> tuple[float, float, float]:
+    """(objective, empirical risk, penalty) of a tree from its leaves' class counts and depths."""
+    n = int(counts[0].sum())
+    leaf_counts = counts[is_leaf]
+    risk = float((leaf_counts.sum(axis=1) - leaf_counts.max(axis=1)).sum()) / n
+    if settings.penalty == "spatially_adaptive":
+        penalty = spatially_adaptive_penalty(leaf_counts.sum(axis=1), depth[is_leaf], n,
+                                             n_features, settings.delta, settings.penalty_scale)
+    else:
+        penalty = square_root_penalty(int(is_leaf.sum()), n, n_features, settings.delta,
+                                      settings.penalty_scale)
+    return risk + penalty, risk, penalty
+
+
+def fit_dyadic_tree(grid: np.ndarray, y: np.ndarray, n_classes: int, active: np.ndarray,
+                    settings: DyadicSettings) -> DyadicTreeArrays:
+    """Minimise Eq. (1) over free or cyclic DDTs of resolution ``settings.resolution``.
+
+    ``grid`` holds grid indices (see :class:`treebound.dyadic._scaling.DyadicScaling`), ``y``
+    class indices; free DDTs split only the ``active`` (non-constant) coordinates, which loses
+    nothing: a split along a constant coordinate leaves an empty cell plus a copy of the cell one
+    level deeper, which costs more than the cell itself. Raises :class:`CellBudgetExceeded` when
+    the search would store more than ``settings.max_cells`` cells.
+    """
+    grid = np.asfortranarray(grid, dtype=np.int32)
+    y = np.ascontiguousarray(y, dtype=np.int32)
+    n_samples, n_features = grid.shape
+    active = np.ascontiguousarray(active, dtype=np.bool_)
+    pen_a, pen_b = depth_constants(settings.resolution * n_features, n_samples, n_features,
+                                   settings.delta, settings.penalty_scale)
+    problem = _Problem(grid, y, n_classes, active, settings, pen_a, pen_b)
+    if settings.penalty == "spatially_adaptive":
+        nodes = problem.solve(PENALTY_SPATIALLY_ADAPTIVE, 0.0)
+    else:
+        nodes = _minimise_square_root(problem, n_samples, n_features, settings)
+    objective, risk, penalty = tree_objective(nodes[3], nodes[4], nodes[0] < 0, n_features,
+                                              settings)
+    return DyadicTreeArrays(*nodes, objective=objective, empirical_risk=risk, penalty=penalty,
+                            n_cells_evaluated=problem.n_cells_evaluated,
+                            n_searches=problem.n_searches)
+
+
+@dataclass
+class _Problem:
+    """One dataset and settings; :meth:`solve` runs one search for an additive penalty."""
+
+    grid: np.ndarray
+    y: np.ndarray
+    n_classes: int
+    active: np.ndarray
+    settings: DyadicSettings
+    pen_a: np.ndarray
+    pen_b: np.ndarray
+    n_cells_evaluated: int = 0
+    n_searches: int = 0
+
+    def solve(self, kind: int, per_leaf: float) -> tuple[np.ndarray, ...]:
+        s = self.settings
+        inv_n = 1.0 / self.grid.shape[0]
+        args = (self.grid, self.y, self.n_classes, s.resolution)
+        costs = (kind, self.pen_a, self.pen_b, float(per_leaf), inv_n)
+        self.n_searches += 1
+        if s.variant == "cyclic":
+            status, _, *nodes, n_grown = solve_cyclic(*args, *costs, s.max_cells)
+            self._check(status, n_grown, "T_INIT nodes")
+            self.n_cells_evaluated += int(n_grown)
+            return tuple(nodes)
+        status, _, keys, _, splits, exact, n_cells = solve_free(*args, self.active, *costs,
+                                                                s.max_cells)
+        self._check(status, n_cells, "cells")
+        self.n_cells_evaluated += int(n_cells)
+        return extract_free(*args, keys, splits, exact, n_cells)
+
+    def _check(self, status: int, count: int, what: str) -> None:
+        if status != STATUS_BUDGET_EXCEEDED:
+            return
+        s = self.settings
+        d = self.grid.shape[1]
+        if s.variant == "cyclic":
+            bound = f"T_INIT has at most about n d L = {self.grid.shape[0] * d * s.resolution:,}"
+        else:
+            estimate = count_nonempty_cells_bound(self.grid, self.active, s.resolution)
+            bound = (f"the full dynamic program over A_M would visit up to {estimate:.3g} "
+                     "non-empty cells")
+        raise CellBudgetExceeded(
+            f"dyadic tree search stopped: {s.variant} DDT with d={d}, L={s.resolution} needs "
+            f"more than max_cells={s.max_cells:,} {what} ({bound}). Lower max_resolution, "
+            "select fewer features, use variant='cyclic', or raise max_cells (each stored cell "
+            "takes about 50 bytes)."
+        )
+
+
+def _minimise_square_root(problem: _Problem, n_samples: int, n_features: int,
+                          settings: DyadicSettings) -> tuple[np.ndarray, ...]:
+    """Hull-vertex search for the square-root penalty (see the module docstring)."""
+    def g(k):
+        return square_root_penalty(k, n_samples, n_features, settings.delta,
+                                   settings.penalty_scale)
+
+    def errors(nodes):
+        leaf_counts = nodes[3][nodes[0] < 0]
+        return int((leaf_counts.sum(axis=1) - leaf_counts.max(axis=1)).sum())
+
+    def leaves(nodes):
+        return int(np.count_nonzero(nodes[0] < 0))
+
+    class_counts = np.bincount(problem.y, minlength=problem.n_classes)
+    root_errors = int(class_counts.sum() - class_counts.max())
+    min_slope = 0.0
+    if settings.penalty_scale > 0:
+        # k_max: the most leaves with g(k) - g(1) <= root_errors / n. With g(k)^2 =
+        # scale^2 (A k + B) / (2n), A = (3 + log2 d) ln 2, B = ln(1/δ) - (1 + log2 d) ln 2.
+        log2_d = math.log2(n_features)
+        slope_a = (3.0 + log2_d) * math.log(2.0)
+        offset_b = math.log(1.0 / settings.delta) - (1.0 + log2_d) * math.log(2.0)
+        ceiling = (g(1) + root_errors / n_samples) / settings.penalty_scale
+        k_bound = (2.0 * n_samples * ceiling**2 - offset_b) / slope_a if ceiling < 1e100 else 0.0
+        if 1.0 <= k_bound < 2.0**60:
+            k_max = math.floor(k_bound)
+            # one more leaf than needed, so float rounding in k_max cannot make the bound too high
+            min_slope = g(k_max + 2) - g(k_max + 1)
+        # otherwise (a vanishing scale) every slope down to 0 may matter
+    # The hull vertex with the most leaves worth considering, and the single leaf.
+    low = problem.solve(PENALTY_PER_LEAF, min_slope)
+    vertices = {(1, root_errors): None, (leaves(low), errors(low)): low}
+    pending = [((1, root_errors), (leaves(low), errors(low)))]
+    while pending:
+        (k1, e1), (k2, e2) = pending.pop()
+        if k2 <= k1 + 1:
+            continue
+        slope = (e1 - e2) / (n_samples * (k2 - k1))
+        nodes = problem.solve(PENALTY_PER_LEAF, slope)
+        k, e = leaves(nodes), errors(nodes)
+        line = e1 / n_samples + slope * k1
+        if e / n_samples + slope * k < line - 1e-12 and (k, e) not in vertices:
+            vertices[(k, e)] = nodes
+            pending.append(((k1, e1), (k, e)))
+            pending.append(((k, e), (k2, e2)))
+    best = min(vertices, key=lambda v: (v[1] / n_samples + g(v[0]), v[0]))
+    if vertices[best] is None:  # the single leaf: optimal once λ >= 1 > any empirical risk
+        return problem.solve(PENALTY_PER_LEAF, 2.0)
+    return vertices[best]
