@@ -19,6 +19,7 @@ import math
 from pathlib import Path
 
 import numpy as np
+from sklearn.base import is_classifier
 
 from treebound.tree._encoding import FeatureEncoder
 from treebound.tree._storage import Tree
@@ -121,8 +122,8 @@ def model_from_dict(cls, data: dict):
                 isinstance(x, str) for x in names):
             raise ValueError("model field 'feature_names_in' must list one string per feature")
         model.feature_names_in_ = np.asarray(names, dtype=object)
-    is_classifier = getattr(model, "_estimator_type", None) == "classifier"
-    if is_classifier:
+    # scikit-learn >= 1.6 answers through tags (the old ``_estimator_type`` attribute is gone)
+    if is_classifier(model):
         if tree.task != "classification":
             raise ValueError("a classifier file holds a regression tree")
         model.classes_ = _classes_from(data, tree.n_classes)
