@@ -18,6 +18,7 @@ from treebound.dyadic import (
     default_resolution,
     spatially_adaptive_penalty,
     square_root_penalty,
+    theorem6_resolution,
     tree_code_length,
 )
 
@@ -95,12 +96,16 @@ def test_irrelevant_features_are_never_split(scale):
     assert model.score(X, y) > 0.85
 
 
-def test_default_resolution_follows_theorem_6():
-    assert default_resolution(1000, 2) == math.ceil(math.log2(1000 / math.log(1000)) / 2) == 4
-    assert default_resolution(19020, 10) == 2
-    assert default_resolution(208, 60) == 1
+def test_default_resolutions_follow_the_theorems():
+    # M ≍ n / log n (Theorems 7, 8): L = floor(log2(n / ln n))
+    assert default_resolution(1000) == math.floor(math.log2(1000 / math.log(1000))) == 7
+    assert default_resolution(19020) == 10
+    # M ≍ (n / log n)^{1/d} (Theorem 6): L = ceil(log2(n / ln n) / d)
+    assert theorem6_resolution(1000, 2) == 4
+    assert theorem6_resolution(19020, 10) == 2
+    assert theorem6_resolution(208, 60) == 1
     model = DyadicTreeClassifier().fit(np.arange(40.0).reshape(20, 2), [0, 1] * 10)
-    assert model.resolution_ == default_resolution(20, 2)
+    assert model.resolution_ == default_resolution(20) == 2
     assert model.delta_ == pytest.approx(1 / 20)
 
 

@@ -26,7 +26,7 @@ bench_app = typer.Typer(
 app.add_typer(bench_app, name="bench")
 
 #: Modules that contribute commands (each defines ``register(app, bench_app)``).
-COMMAND_MODULES: tuple[str, ...] = ("treebound.cli._mic",)
+COMMAND_MODULES: tuple[str, ...] = ("treebound.cli._mic", "treebound.cli._dyadic")
 
 for _name in COMMAND_MODULES:
     importlib.import_module(_name).register(app, bench_app)

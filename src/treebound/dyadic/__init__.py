@@ -20,6 +20,7 @@ from treebound.dyadic._search import (
     count_nonempty_cells_bound,
     default_resolution,
     fit_dyadic_tree,
+    theorem6_resolution,
     tree_objective,
 )
 
@@ -37,6 +38,7 @@ __all__ = [
     "fit_dyadic_tree",
     "spatially_adaptive_penalty",
     "square_root_penalty",
+    "theorem6_resolution",
     "tree_code_length",
     "tree_objective",
 ]

@@ -41,9 +41,13 @@ class DyadicTreeClassifier(TreeClassifierMixin, ClassifierMixin, BaseDecisionTre
     ----------
     max_resolution : int or None, default=None
         ``L``, the most splits of one coordinate on a path (cells down to side ``2**-L``).
-        ``None`` uses ``L = max(1, ceil(log2(n / ln n) / d))``, i.e. ``M ≍ (n / log n)^{1/d}``
-        of Theorem 6; Theorems 7 and 8 (manifold data, irrelevant features) use the finer
-        ``M ≍ n / log n``, i.e. ``L = floor(log2(n / ln n))``, which is exact but costlier.
+        ``None`` uses ``L = max(1, floor(log2(n / ln n)))``, i.e. ``M ≍ n / log n``: the choice
+        of Theorems 7 and 8 and section VII, with which the penalized DDT adapts at once to the
+        noise level, the data's intrinsic dimension, irrelevant features and boundary
+        smoothness. Theorem 6 (noise level in full dimension) uses the coarser
+        ``M ≍ (n / log n)^{1/d}``: ``treebound.dyadic.theorem6_resolution(n, d)``. Finer
+        resolutions cost the search little at ``penalty_scale=1`` (deep cells are provably
+        leaves) but much more at small scales.
     penalty : {"spatially_adaptive", "square_root"}, default="spatially_adaptive"
         ``Φ_n`` of Eq. (9), a sum over leaves of
         ``sqrt(2 p'_A ([A] ln 2 + ln(2/δ)) / n)`` with ``[A] = 2j + 1 + j log2 d`` bits for a leaf
@@ -145,7 +149,7 @@ class DyadicTreeClassifier(TreeClassifierMixin, ClassifierMixin, BaseDecisionTre
         X_enc = self._encode_fit(X)
         y_enc = self._encode_target(y, X_enc.shape[0])
         n_samples, n_features = X_enc.shape
-        resolution = (default_resolution(n_samples, n_features) if self.max_resolution is None
+        resolution = (default_resolution(n_samples) if self.max_resolution is None
                       else int(self.max_resolution))
         scaling, varying = DyadicScaling.fit(X_enc, resolution)
         settings = DyadicSettings(

@@ -35,6 +35,7 @@ from treebound.dyadic._penalty import (
     spatially_adaptive_penalty,
     square_root_penalty,
 )
+from treebound.dyadic._scaling import MAX_RESOLUTION
 
 __all__ = [
     "PENALTIES",
@@ -45,6 +46,7 @@ __all__ = [
     "count_nonempty_cells_bound",
     "default_resolution",
     "fit_dyadic_tree",
+    "theorem6_resolution",
     "tree_objective",
 ]
 
@@ -96,9 +98,18 @@ class DyadicTreeArrays:
         return int(np.count_nonzero(self.first_child < 0))
 
 
-def default_resolution(n_samples: int, n_features: int) -> int:
-    """``L = ceil(log2(n / ln n) / d)``, at least 1: the resolution ``M = 2**L ≍ (n / log n)^{1/d}``
-    of Theorem 6 (section V-A), rounded up to a dyadic integer."""
+def default_resolution(n_samples: int) -> int:
+    """``L = floor(log2(n / ln n))``, at least 1: the resolution ``M = 2**L ≍ n / log n`` at which
+    the penalized DDT adapts at once to the noise level, the intrinsic dimension of the data,
+    irrelevant features and boundary smoothness (Theorems 7 and 8, and section VII)."""
+    if n_samples < 3:
+        return 1
+    return max(1, min(MAX_RESOLUTION, math.floor(math.log2(n_samples / math.log(n_samples)))))
+
+
+def theorem6_resolution(n_samples: int, n_features: int) -> int:
+    """``L = ceil(log2(n / ln n) / d)``, at least 1: ``M ≍ (n / log n)^{1/d}`` of Theorem 6
+    (adaptivity to the noise level in full dimension), rounded up to a dyadic integer."""
     if n_samples < 3:
         return 1
     return max(1, math.ceil(math.log2(n_samples / math.log(n_samples)) / n_features))
