@@ -144,3 +144,16 @@ def test_cell_count_bound_covers_the_nonempty_cells_and_the_search():
     assert exact <= bound <= 150 * 4**2
     fit = search(X, y, 3, scale=0.01)
     assert 0 < fit.n_cells_evaluated <= exact
+
+
+def test_deep_zoom_into_a_cluster():
+    # everything but two pinned points sits in a 1/256-wide corner: the search must follow
+    # chains of cells whose other half is empty down to the finest level
+    rng = np.random.default_rng(8)
+    X = np.vstack([[0.0, 0.0], [1.0, 1.0], rng.uniform(0, 1 / 256, size=(300, 2))])
+    y = np.append([0, 1], (X[2:, 0] > 1 / 512).astype(int))
+    free = search(X, y, 10, scale=0.05)
+    cyclic = search(X, y, 10, variant="cyclic", scale=0.05)
+    assert free.objective <= cyclic.objective + 1e-12
+    assert free.empirical_risk == 0.0
+    assert free.depth.max() == 9  # the label boundary x1 = 2**-9 needs nine halvings of x1

@@ -84,6 +84,19 @@ def _can_split(levels, active, resolution, raised):
 
 
 @njit(**JIT_OPTIONS)
+def _with_room(points, needed):
+    """``points``, or a copy twice as long when fewer than ``needed`` entries fit."""
+    if needed <= points.shape[0]:
+        return points
+    size = points.shape[0]
+    while size < needed:
+        size *= 2
+    grown = np.empty(size, dtype=points.dtype)
+    grown[: points.shape[0]] = points
+    return grown
+
+
+@njit(**JIT_OPTIONS)
 def _push(grid, points, f, s, side, resolution, heap, levels, frame_key, key, seg_lo, seg_hi,
           upper, phase, ub, counts, class_counts):
     """Open frame ``f + 1`` for half ``side`` of frame f's cell along ``s``, bounded by ``ub``.
@@ -150,8 +163,9 @@ def solve_free(grid, y, n_classes, resolution, active, kind, pen_a, pen_b, per_l
     first_value = np.zeros(n_frames, dtype=np.float64)
     class_counts = np.zeros((n_frames, n_classes), dtype=np.int64)
 
-    # The root's examples grouped by class (stable partitions keep every cell's list grouped).
-    points = np.empty(n_samples * (n_frames + 1), dtype=np.int64)
+    # The root's examples grouped by class (stable partitions keep every cell's list grouped);
+    # each open frame's list follows its parent's, so the buffer grows only on deep paths.
+    points = np.empty(4 * n_samples, dtype=np.int64)
     for i in range(n_samples):
         class_counts[0, y[i]] += 1
     starts = np.zeros(n_classes, dtype=np.int64)
@@ -242,6 +256,7 @@ def solve_free(grid, y, n_classes, resolution, active, kind, pen_a, pen_b, per_l
             else:
                 first_value[f] = returned
                 phase[f] = _WAIT_UPPER
+                points = _with_room(points, 2 * seg_hi[f] - seg_lo[f])
                 sp = _push(grid, points, f, s, 1, resolution, heap, levels, frame_key,
                            child_keys[f, s, 1], seg_lo, seg_hi, upper, phase, bound - returned, counts,
                            class_counts)
@@ -275,11 +290,13 @@ def solve_free(grid, y, n_classes, resolution, active, kind, pen_a, pen_b, per_l
             if child_exact[f, s, 0]:
                 first_value[f] = child_bound[f, s, 0]
                 phase[f] = _WAIT_UPPER
+                points = _with_room(points, 2 * seg_hi[f] - seg_lo[f])
                 sp = _push(grid, points, f, s, 1, resolution, heap, levels, frame_key,
                            child_keys[f, s, 1], seg_lo, seg_hi, upper, phase,
                            bound - child_bound[f, s, 0], counts, class_counts)
             else:
                 phase[f] = _WAIT_LOWER
+                points = _with_room(points, 2 * seg_hi[f] - seg_lo[f])
                 sp = _push(grid, points, f, s, 0, resolution, heap, levels, frame_key,
                            child_keys[f, s, 0], seg_lo, seg_hi, upper, phase,
                            bound - child_bound[f, s, 1], counts, class_counts)

@@ -6,14 +6,9 @@
 * ``spatially_adaptive`` (Eq. (9)) is additive over leaves: one call of the free-DDT search
   (:mod:`treebound._kernels.dyadic_free`) or of the cyclic grow-and-prune
   (:mod:`treebound._kernels.dyadic_cyclic`) solves it exactly;
-* ``square_root`` (Proposition 1) is ``g(k) = scale sqrt(([T] ln 2 + ln(1/δ)) / (2n))``, a concave
-  increasing function of the number of leaves ``k``. Let ``E(k)`` be the fewest training errors of
-  a tree with k leaves. Any ``(k, E)`` lies on or above the lower convex hull of these points, and
-  ``g`` lies above its chords, so ``E(k)/n + g(k)`` is minimised at a hull vertex. The vertices are
-  the solutions of the additive problems ``errors/n + λ k`` (one search each); they are found by
-  the usual dichotomic search over ``λ``, restricted to ``λ >= g(k_max + 1) - g(k_max)`` (no
-  smaller than any increment of ``g`` up to ``k_max``) where
-  ``k_max`` is the most leaves a tree can have without costing more than the single leaf.
+* ``square_root`` (Proposition 1) is a concave function of the number of leaves, not a sum over
+  leaves: :mod:`treebound.dyadic._square_root` finds its exact minimiser from a few additive
+  problems ``errors/n + λ k`` (each one search).
 """
 
 from __future__ import annotations
@@ -36,6 +31,7 @@ from treebound.dyadic._penalty import (
     square_root_penalty,
 )
 from treebound.dyadic._scaling import MAX_RESOLUTION
+from treebound.dyadic._square_root import minimise_square_root
 
 __all__ = [
     "PENALTIES",
@@ -174,7 +170,11 @@ def fit_dyadic_tree(grid: np.ndarray, y: np.ndarray, n_classes: int, active: np.
     if settings.penalty == "spatially_adaptive":
         nodes = problem.solve(PENALTY_SPATIALLY_ADAPTIVE, 0.0)
     else:
-        nodes = _minimise_square_root(problem, n_samples, n_features, settings)
+        class_counts = np.bincount(y, minlength=n_classes)
+        nodes = minimise_square_root(
+            lambda per_leaf: problem.solve(PENALTY_PER_LEAF, per_leaf), n_samples, n_features,
+            settings.delta, settings.penalty_scale,
+            root_errors=int(class_counts.sum() - class_counts.max()))
     objective, risk, penalty = tree_objective(nodes[3], nodes[4], nodes[0] < 0, n_features,
                                               settings)
     return DyadicTreeArrays(*nodes, objective=objective, empirical_risk=risk, penalty=penalty,
@@ -230,55 +230,3 @@ class _Problem:
             "select fewer features, use variant='cyclic', or raise max_cells (each stored cell "
             "takes about 50 bytes)."
         )
-
-
-def _minimise_square_root(problem: _Problem, n_samples: int, n_features: int,
-                          settings: DyadicSettings) -> tuple[np.ndarray, ...]:
-    """Hull-vertex search for the square-root penalty (see the module docstring)."""
-    def g(k):
-        return square_root_penalty(k, n_samples, n_features, settings.delta,
-                                   settings.penalty_scale)
-
-    def errors(nodes):
-        leaf_counts = nodes[3][nodes[0] < 0]
-        return int((leaf_counts.sum(axis=1) - leaf_counts.max(axis=1)).sum())
-
-    def leaves(nodes):
-        return int(np.count_nonzero(nodes[0] < 0))
-
-    class_counts = np.bincount(problem.y, minlength=problem.n_classes)
-    root_errors = int(class_counts.sum() - class_counts.max())
-    min_slope = 0.0
-    if settings.penalty_scale > 0:
-        # k_max: the most leaves with g(k) - g(1) <= root_errors / n. With g(k)^2 =
-        # scale^2 (A k + B) / (2n), A = (3 + log2 d) ln 2, B = ln(1/δ) - (1 + log2 d) ln 2.
-        log2_d = math.log2(n_features)
-        slope_a = (3.0 + log2_d) * math.log(2.0)
-        offset_b = math.log(1.0 / settings.delta) - (1.0 + log2_d) * math.log(2.0)
-        ceiling = (g(1) + root_errors / n_samples) / settings.penalty_scale
-        k_bound = (2.0 * n_samples * ceiling**2 - offset_b) / slope_a if ceiling < 1e100 else 0.0
-        if 1.0 <= k_bound < 2.0**60:
-            k_max = math.floor(k_bound)
-            # one more leaf than needed, so float rounding in k_max cannot make the bound too high
-            min_slope = g(k_max + 2) - g(k_max + 1)
-        # otherwise (a vanishing scale) every slope down to 0 may matter
-    # The hull vertex with the most leaves worth considering, and the single leaf.
-    low = problem.solve(PENALTY_PER_LEAF, min_slope)
-    vertices = {(1, root_errors): None, (leaves(low), errors(low)): low}
-    pending = [((1, root_errors), (leaves(low), errors(low)))]
-    while pending:
-        (k1, e1), (k2, e2) = pending.pop()
-        if k2 <= k1 + 1:
-            continue
-        slope = (e1 - e2) / (n_samples * (k2 - k1))
-        nodes = problem.solve(PENALTY_PER_LEAF, slope)
-        k, e = leaves(nodes), errors(nodes)
-        line = e1 / n_samples + slope * k1
-        if e / n_samples + slope * k < line - 1e-12 and (k, e) not in vertices:
-            vertices[(k, e)] = nodes
-            pending.append(((k1, e1), (k, e)))
-            pending.append(((k, e), (k2, e2)))
-    best = min(vertices, key=lambda v: (v[1] / n_samples + g(v[0]), v[0]))
-    if vertices[best] is None:  # the single leaf: optimal once λ >= 1 > any empirical risk
-        return problem.solve(PENALTY_PER_LEAF, 2.0)
-    return vertices[best]
