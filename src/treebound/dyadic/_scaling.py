@@ -26,7 +26,17 @@ MAX_RESOLUTION = 30
 
 @dataclass(frozen=True)
 class DyadicScaling:
-    """Min-max scaling of the training data plus the resolution ``L`` of the dyadic grid."""
+    """Min-max scaling of the training data plus the resolution ``L`` of the dyadic grid.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> scaling, varying = DyadicScaling.fit(np.array([[2.0], [4.0], [10.0]]), resolution=2)
+    >>> scaling.grid(np.array([[2.0], [3.99], [4.0], [6.0], [10.0], [99.0]]))[:, 0].tolist()
+    [0, 0, 1, 2, 3, 3]
+    >>> float(scaling.boundary(0, 2)), bool(scaling.threshold(0, 2) < 6.0)
+    (6.0, True)
+    """
 
     data_min: np.ndarray
     data_range: np.ndarray
