@@ -63,7 +63,7 @@ class DyadicSettings:
     penalty: str = "spatially_adaptive"
     delta: float = 0.01
     penalty_scale: float = 1.0
-    max_cells: int = 5_000_000
+    max_cells: int = 2_000_000
 
 
 @dataclass
