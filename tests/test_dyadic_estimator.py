@@ -50,7 +50,8 @@ def test_spatially_adaptive_penalty_of_a_hand_built_tree():
 
 def test_small_leaves_use_the_floor_of_p_prime():
     # 1 example at depth 3 of d = 4, n = 1000, δ = 1/1000: [A] = 6 + 1 + 6 = 13 bits;
-    # p' = 4 (13 ln 2 + ln 1000) / 1000 = 4 * 15.918 / 1000; term = sqrt(2 p' (13 ln 2 + ln 2000) / n)
+    # p' = 4 (13 ln 2 + ln 1000) / 1000 = 4 * 15.918 / 1000;
+    # term = sqrt(2 p' (13 ln 2 + ln 2000) / n)
     bits = 13 * math.log(2)
     p_prime = 4 * (bits + math.log(1000)) / 1000
     expected = math.sqrt(2 * p_prime * (bits + math.log(2000)) / 1000)

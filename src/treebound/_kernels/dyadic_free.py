@@ -2,8 +2,8 @@
 
 The DP of the paper is ``best(A) = min(leaf cost of A, min_s best(A^{s,1}) + best(A^{s,2}))``
 over the cells ``A`` of ``A_M`` (at most ``L`` splits per coordinate). Most cells are empty or
-pure, and most of the rest are provably leaves (:func:`treebound._kernels.dyadic.split_lower_bound`);
-the search below visits the remaining cells depth-first, memoized by cell, and in addition cuts
+pure, and most of the rest are provably leaves
+(:func:`treebound._kernels.dyadic.split_lower_bound`); the search below visits the remaining cells depth-first, memoized by cell, and in addition cuts
 branches with upper bounds, in the manner of the DL8.5 / MurTree optimal-tree searches:
 
 * ``solve(A, ub)`` returns ``best(A)`` exactly when it is below ``ub``; otherwise it returns a
@@ -258,8 +258,8 @@ def solve_free(grid, y, n_classes, resolution, active, kind, pen_a, pen_b, per_l
                 phase[f] = _WAIT_UPPER
                 points = _with_room(points, 2 * seg_hi[f] - seg_lo[f])
                 sp = _push(grid, points, f, s, 1, resolution, heap, levels, frame_key,
-                           child_keys[f, s, 1], seg_lo, seg_hi, upper, phase, bound - returned, counts,
-                           class_counts)
+                           child_keys[f, s, 1], seg_lo, seg_hi, upper, phase, bound - returned,
+                           counts, class_counts)
                 continue
         elif phase[f] == _WAIT_UPPER:
             s = order[f, position[f]]

@@ -1,4 +1,4 @@
-"""``treebound bench dyadic``: dyadic decision trees vs CART and greedy trees (Scott & Nowak 2006)."""
+"""``treebound bench dyadic``: dyadic decision trees (Scott & Nowak 2006) vs CART and greedy."""
 
 from __future__ import annotations
 

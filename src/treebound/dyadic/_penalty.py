@@ -33,7 +33,7 @@ def default_delta(n_samples: int) -> float:
 
 
 def cell_code_length(depth, n_features: int):
-    """Bits of the prefix code of a cell at ``depth``: ``[A] = 2j + 1 + j log2 d`` (section III-B)."""
+    """Bits of the prefix code of a cell at ``depth``: ``[A] = 2j + 1 + j log2 d`` (III-B)."""
     depth = np.asarray(depth, dtype=np.float64)
     bits = 2.0 * depth + 1.0 + depth * math.log2(n_features)
     return float(bits) if bits.ndim == 0 else bits

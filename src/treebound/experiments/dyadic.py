@@ -134,7 +134,7 @@ def _greedy(seed):
 
 
 class _Theorem6DDT:
-    """Free DDT with ``L = ceil(log2(n / ln n) / d)``, the ``M ≍ (n / log n)^{1/d}`` of Theorem 6."""
+    """Free DDT with ``L = ceil(log2(n / ln n) / d)``: ``M ≍ (n / log n)^{1/d}`` of Theorem 6."""
 
     def fit(self, X, y):
         from treebound import DyadicTreeClassifier
@@ -196,7 +196,8 @@ MODELS: dict[str, BenchModel] = {
     "free_ddt": BenchModel("free DDT", _free_ddt, note="L = floor(log2(n/ln n)) (M ≍ n/log n)"),
     "free_ddt_coarse": BenchModel("free DDT, Theorem 6 L", _free_ddt_coarse,
                                   note="L = ceil(log2(n/ln n)/d) (M ≍ (n/log n)^(1/d))"),
-    "free_ddt_cv": BenchModel("free DDT, scale by CV", lambda seed: DyadicScaleCV(random_state=seed),
+    "free_ddt_cv": BenchModel("free DDT, scale by CV",
+                              lambda seed: DyadicScaleCV(random_state=seed),
                               max_samples=5000,
                               note="penalty_scale in {1, 0.3, 0.1, 0.03} by 5-fold CV"),
     "cyclic_ddt": BenchModel("cyclic DDT", _cyclic_ddt, note="same L as free DDT"),
