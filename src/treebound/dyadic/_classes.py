@@ -217,13 +217,6 @@ class DyadicTreeClassifier(TreeClassifierMixin, ClassifierMixin, BaseDecisionTre
         self.data_min_ = arrays["data_min_"]
         self.data_range_ = arrays["data_range_"]
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        # With the theory's constant the penalty keeps trees small on the few hundred examples
-        # of scikit-learn's checks, which then miss their fixed accuracy thresholds.
-        tags.classifier_tags.poor_score = True
-        return tags
-
 
 def build_tree(arrays: DyadicTreeArrays, scaling: DyadicScaling) -> Tree:
     """The fitted DDT as a :class:`Tree` with thresholds in original feature units."""
