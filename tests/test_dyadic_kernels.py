@@ -117,5 +117,5 @@ def test_objective_does_not_depend_on_the_order_of_features(seed, data):
         fit = fit_dyadic_tree(scaling.grid(X[:, columns]), y, 2, varying,
                               DyadicSettings(resolution=9, delta=1 / 150, penalty_scale=0.05))
         objectives.append(fit.objective)
-        assert fit.n_leaves >= 3  # a real search, not a single leaf
+        assert fit.n_cells_evaluated > 50  # a real search, not a single provable leaf
     assert objectives[0] == pytest.approx(objectives[1], abs=1e-12)
