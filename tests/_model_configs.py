@@ -4,7 +4,7 @@ Every estimator in ``treebound.ESTIMATORS`` must have an entry: a list of parame
 the common invariants with, and the properties that apply to it.
 """
 
-from treebound import DecisionTreeClassifier, DecisionTreeRegressor
+from treebound import DecisionTreeClassifier, DecisionTreeRegressor, DyadicTreeClassifier
 
 CONFIGS = {
     DecisionTreeClassifier: [
@@ -14,6 +14,12 @@ CONFIGS = {
         {"splitter": "hist", "max_bins": 8, "criterion": "sqrt"},
         {"max_features": 2, "random_state": 3, "min_samples_leaf": 2},
     ],
+    DyadicTreeClassifier: [
+        {},
+        {"variant": "cyclic", "penalty_scale": 0.3},
+        {"penalty": "square_root", "max_resolution": 2},
+        {"penalty_scale": 0.2, "max_resolution": 3},
+    ],
     DecisionTreeRegressor: [
         {},
         {"growth": "top_down", "max_leaf_nodes": 7},
@@ -22,4 +28,5 @@ CONFIGS = {
 }
 
 #: estimators whose predictions do not change under strictly increasing feature transforms
+#: (dyadic trees cut cells at midpoints of the rescaled range: only affine maps keep them)
 MONOTONE_INVARIANT = {DecisionTreeClassifier, DecisionTreeRegressor}

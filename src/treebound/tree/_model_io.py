@@ -126,6 +126,7 @@ def model_from_dict(cls, data: dict):
                 isinstance(x, str) for x in names):
             raise ValueError("model field 'feature_names_in' must list one string per feature")
         model.feature_names_in_ = np.asarray(names, dtype=object)
+    # scikit-learn >= 1.6 answers through tags (the old ``_estimator_type`` attribute is gone)
     if is_classifier(model):
         if tree.task != "classification":
             raise ValueError("a classifier file holds a regression tree")

@@ -1,0 +1,246 @@
+"""Functional core of dyadic decision trees: grid data + settings -> optimal DDT (node arrays).
+
+:func:`fit_dyadic_tree` returns the minimiser of Eq. (1), ``R̂_n(T) + Φ_n(T)`` over ``T_M``
+(free DDTs, or cyclic DDTs), for either penalty of SPEC section 6:
+
+* ``spatially_adaptive`` (Eq. (9)) is additive over leaves: one call of the free-DDT search
+  (:mod:`treebound._kernels.dyadic_free`) or of the cyclic grow-and-prune
+  (:mod:`treebound._kernels.dyadic_cyclic`) solves it exactly;
+* ``square_root`` (Proposition 1) is a concave function of the number of leaves, not a sum over
+  leaves: :mod:`treebound.dyadic._square_root` finds its exact minimiser from a few additive
+  problems ``errors/n + λ k`` (each one search).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from treebound._kernels.dyadic import (
+    PENALTY_PER_LEAF,
+    PENALTY_SPATIALLY_ADAPTIVE,
+    STATUS_BUDGET_EXCEEDED,
+)
+from treebound._kernels.dyadic_cyclic import solve_cyclic
+from treebound._kernels.dyadic_free import extract_free, solve_free
+from treebound.dyadic._penalty import (
+    depth_constants,
+    spatially_adaptive_penalty,
+    square_root_penalty,
+)
+from treebound.dyadic._scaling import MAX_RESOLUTION
+from treebound.dyadic._square_root import minimise_square_root
+
+__all__ = [
+    "PENALTIES",
+    "VARIANTS",
+    "CellBudgetExceeded",
+    "DyadicSettings",
+    "DyadicTreeArrays",
+    "count_nonempty_cells_bound",
+    "default_resolution",
+    "fit_dyadic_tree",
+    "theorem6_resolution",
+    "tree_objective",
+]
+
+PENALTIES = ("spatially_adaptive", "square_root")
+VARIANTS = ("free", "cyclic")
+
+
+class CellBudgetExceeded(ValueError):
+    """The search would store more cells than the configured budget allows."""
+
+
+@dataclass(frozen=True)
+class DyadicSettings:
+    """Everything that decides the fitted DDT, resolved to plain values."""
+
+    resolution: int
+    variant: str = "free"
+    penalty: str = "spatially_adaptive"
+    delta: float = 0.01
+    penalty_scale: float = 1.0
+    max_cells: int = 2_000_000
+
+
+@dataclass
+class DyadicTreeArrays:
+    """A fitted DDT as node arrays in breadth-first order (children contiguous, after parents).
+
+    ``boundary[i]`` is the grid index of the midpoint split at internal node i (its lower child
+    holds grid indices ``< boundary``); ``counts`` are training class counts per node.
+    """
+
+    first_child: np.ndarray
+    feature: np.ndarray
+    boundary: np.ndarray
+    counts: np.ndarray
+    depth: np.ndarray
+    objective: float
+    empirical_risk: float
+    penalty: float
+    n_cells_evaluated: int
+    n_searches: int
+
+    @property
+    def is_leaf(self) -> np.ndarray:
+        return self.first_child < 0
+
+    @property
+    def n_leaves(self) -> int:
+        return int(np.count_nonzero(self.first_child < 0))
+
+
+def default_resolution(n_samples: int) -> int:
+    """``L = floor(log2(n / ln n))``, at least 1: the resolution ``M = 2**L ≍ n / log n`` at which
+    the penalized DDT adapts at once to the noise level, the intrinsic dimension of the data,
+    irrelevant features and boundary smoothness (Theorems 7 and 8, and section VII).
+
+    >>> default_resolution(19020)
+    10
+    """
+    if n_samples < 3:
+        return 1
+    return max(1, min(MAX_RESOLUTION, math.floor(math.log2(n_samples / math.log(n_samples)))))
+
+
+def theorem6_resolution(n_samples: int, n_features: int) -> int:
+    """``L = ceil(log2(n / ln n) / d)``, at least 1: ``M ≍ (n / log n)^{1/d}`` of Theorem 6
+    (adaptivity to the noise level in full dimension), rounded up to a dyadic integer."""
+    if n_samples < 3:
+        return 1
+    return max(1, math.ceil(math.log2(n_samples / math.log(n_samples)) / n_features))
+
+
+def count_nonempty_cells_bound(grid: np.ndarray, active: np.ndarray, resolution: int) -> float:
+    """Upper bound on the non-empty cells of ``A_M`` (the cells the plain DP would visit).
+
+    For each vector of per-coordinate levels, the non-empty cells number at most ``n`` and at most
+    the product over coordinates of the occupied intervals at that level. Summed over all level
+    vectors of the ``active`` coordinates by a small dynamic program over capped products.
+    """
+    n = grid.shape[0]
+    occupied = []
+    for f in np.flatnonzero(active):
+        column = grid[:, f].astype(np.int64)
+        occupied.append([len(np.unique(column >> (resolution - level)))
+                         for level in range(resolution + 1)])
+    ways = np.zeros(n + 1)
+    ways[1] = 1.0
+    products = np.arange(n + 1)
+    for per_level in occupied:
+        new = np.zeros(n + 1)
+        for count in per_level:
+            np.add.at(new, np.minimum(products * count, n), ways)
+        ways = new
+    return float(ways @ products)
+
+
+def tree_objective(counts: np.ndarray, depth: np.ndarray, is_leaf: np.ndarray, n_features: int,
+                   settings: DyadicSettings) -> tuple[float, float, float]:
+    """(objective, empirical risk, penalty) of a tree from its leaves' class counts and depths."""
+    n = int(counts[0].sum())
+    leaf_counts = counts[is_leaf]
+    risk = float((leaf_counts.sum(axis=1) - leaf_counts.max(axis=1)).sum()) / n
+    if settings.penalty == "spatially_adaptive":
+        penalty = spatially_adaptive_penalty(leaf_counts.sum(axis=1), depth[is_leaf], n,
+                                             n_features, settings.delta, settings.penalty_scale)
+    else:
+        penalty = square_root_penalty(int(is_leaf.sum()), n, n_features, settings.delta,
+                                      settings.penalty_scale)
+    return risk + penalty, risk, penalty
+
+
+def fit_dyadic_tree(grid: np.ndarray, y: np.ndarray, n_classes: int, active: np.ndarray,
+                    settings: DyadicSettings) -> DyadicTreeArrays:
+    """Minimise Eq. (1) over free or cyclic DDTs of resolution ``settings.resolution``.
+
+    ``grid`` holds grid indices (see :class:`treebound.dyadic._scaling.DyadicScaling`), ``y``
+    class indices; free DDTs split only the ``active`` (non-constant) coordinates, which loses
+    nothing: a split along a constant coordinate leaves an empty cell plus a copy of the cell one
+    level deeper, which costs more than the cell itself. Raises :class:`CellBudgetExceeded` when
+    the search would store more than ``settings.max_cells`` cells.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> grid = np.array([[0, 0], [1, 3], [2, 1], [3, 2]] * 10)  # L = 2: indices 0..3
+    >>> y = (grid[:, 0] >= 2).astype(int)  # label = upper half of coordinate 0
+    >>> settings = DyadicSettings(resolution=2, penalty_scale=0.5)
+    >>> fit = fit_dyadic_tree(grid, y, 2, np.ones(2, bool), settings)
+    >>> fit.n_leaves, int(fit.feature[0]), int(fit.boundary[0]), fit.empirical_risk
+    (2, 0, 2, 0.0)
+    """
+    grid = np.asfortranarray(grid, dtype=np.int32)
+    y = np.ascontiguousarray(y, dtype=np.int32)
+    n_samples, n_features = grid.shape
+    active = np.ascontiguousarray(active, dtype=np.bool_)
+    pen_a, pen_b = depth_constants(settings.resolution * n_features, n_samples, n_features,
+                                   settings.delta, settings.penalty_scale)
+    problem = _Problem(grid, y, n_classes, active, settings, pen_a, pen_b)
+    if settings.penalty == "spatially_adaptive":
+        nodes = problem.solve(PENALTY_SPATIALLY_ADAPTIVE, 0.0)
+    else:
+        class_counts = np.bincount(y, minlength=n_classes)
+        nodes = minimise_square_root(
+            lambda per_leaf: problem.solve(PENALTY_PER_LEAF, per_leaf), n_samples, n_features,
+            settings.delta, settings.penalty_scale,
+            root_errors=int(class_counts.sum() - class_counts.max()))
+    objective, risk, penalty = tree_objective(nodes[3], nodes[4], nodes[0] < 0, n_features,
+                                              settings)
+    return DyadicTreeArrays(*nodes, objective=objective, empirical_risk=risk, penalty=penalty,
+                            n_cells_evaluated=problem.n_cells_evaluated,
+                            n_searches=problem.n_searches)
+
+
+@dataclass
+class _Problem:
+    """One dataset and settings; :meth:`solve` runs one search for an additive penalty."""
+
+    grid: np.ndarray
+    y: np.ndarray
+    n_classes: int
+    active: np.ndarray
+    settings: DyadicSettings
+    pen_a: np.ndarray
+    pen_b: np.ndarray
+    n_cells_evaluated: int = 0
+    n_searches: int = 0
+
+    def solve(self, kind: int, per_leaf: float) -> tuple[np.ndarray, ...]:
+        s = self.settings
+        inv_n = 1.0 / self.grid.shape[0]
+        args = (self.grid, self.y, self.n_classes, s.resolution)
+        costs = (kind, self.pen_a, self.pen_b, float(per_leaf), inv_n)
+        self.n_searches += 1
+        if s.variant == "cyclic":
+            status, _, *nodes, n_grown = solve_cyclic(*args, *costs, s.max_cells)
+            self._check(status, n_grown, "T_INIT nodes")
+            self.n_cells_evaluated += int(n_grown)
+            return tuple(nodes)
+        status, _, keys, _, splits, exact, n_cells = solve_free(*args, self.active, *costs,
+                                                                s.max_cells)
+        self._check(status, n_cells, "cells")
+        self.n_cells_evaluated += int(n_cells)
+        return extract_free(*args, keys, splits, exact, n_cells)
+
+    def _check(self, status: int, count: int, what: str) -> None:
+        if status != STATUS_BUDGET_EXCEEDED:
+            return
+        s = self.settings
+        d = self.grid.shape[1]
+        if s.variant == "cyclic":
+            bound = f"T_INIT has at most about n d L = {self.grid.shape[0] * d * s.resolution:,}"
+        else:
+            estimate = count_nonempty_cells_bound(self.grid, self.active, s.resolution)
+            bound = (f"the full dynamic program over A_M would visit up to {estimate:.3g} "
+                     "non-empty cells")
+        raise CellBudgetExceeded(
+            f"dyadic tree search stopped: {s.variant} DDT with d={d}, L={s.resolution} needs "
+            f"more than max_cells={s.max_cells:,} {what} ({bound}). Lower max_resolution, "
+            "select fewer features, use variant='cyclic', or raise max_cells (each stored cell "
+            "takes about 50 bytes)."
+        )
