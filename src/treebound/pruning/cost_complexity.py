@@ -315,5 +315,9 @@ def prune_cost_complexity_cv(tree, fold_trees, *, method: str = "ccp_cv", rule: 
             "index_min": index_min, "index_1se": index_1se, "rule": rule,
             "alpha": float(alphas[chosen]), "n_leaves_min": int(seq.n_leaves[index_min]),
             "n_leaves_1se": int(seq.n_leaves[index_1se]), "risk": risk,
-            "n_folds": len(fold_trees)}
+            "n_folds": len(fold_trees),
+            # The nodes each rule turns into leaves, so the other rule's tree can be rebuilt
+            # with tree.collapse without cross-validating again.
+            "collapsed_min": np.flatnonzero(seq.make_leaf(index_min)).tolist(),
+            "collapsed_1se": np.flatnonzero(seq.make_leaf(index_1se)).tolist()}
     return finish(tree, seq.make_leaf(chosen), method, path, None, started, info)
