@@ -26,7 +26,8 @@ bench_app = typer.Typer(
 app.add_typer(bench_app, name="bench")
 
 #: Modules that contribute commands (each defines ``register(app, bench_app)``).
-COMMAND_MODULES: tuple[str, ...] = ("treebound.cli._mic", "treebound.cli._theory")
+COMMAND_MODULES: tuple[str, ...] = ("treebound.cli._mic", "treebound.cli._pruning",
+                                     "treebound.cli._theory")
 
 for _name in COMMAND_MODULES:
     importlib.import_module(_name).register(app, bench_app)
