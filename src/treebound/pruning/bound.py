@@ -72,14 +72,16 @@ def effective_n_features(n_categories) -> int:
     Theorem 9 depends on the features only through the number of distinct ways a stump can send
     ``k`` of ``m`` points to its left child: at most ``2`` per real-valued feature (threshold and
     side), hence ``min(2 ell, C(m, k))``. A binary categorical test sending a subset of the ``K``
-    categories left realizes at most ``2^K`` left sets (subsets of categories), i.e. counts as
-    ``2^(K-1)`` real features; a two-category feature counts as exactly one. This is the
-    extension treebound uses for "bound" on categorical features (binary splits only).
+    categories left realizes at most ``2^K - 2`` nontrivial left sets (the subsets of categories
+    other than none and all; ``1 <= k <= m - 1`` in the sum), i.e. counts as ``2^(K-1) - 1``
+    real features (Yıldız's Theorem 5 counts the same bipartitions); a two-category feature
+    counts as exactly one. This is the extension treebound uses for "bound" on categorical
+    features (binary splits only).
     """
     n_categories = np.asarray(n_categories, dtype=np.int64)
     total = int(np.count_nonzero(n_categories == 0))
     for K in n_categories[n_categories > 0].tolist():
-        total += 2 ** (max(int(K), 2) - 1)
+        total += 2 ** (int(K) - 1) - 1
     return max(total, 1)
 
 
