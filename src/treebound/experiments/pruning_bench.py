@@ -8,6 +8,8 @@ taken as real-valued as in the paper, then prune the *same* grown tree with ever
 * ``original`` — no pruning;
 * ``ccp_cv`` / ``ccp_cv_1se`` — CART cost-complexity, 10-fold CV, min-error and 1-SE rules
   (one cross-validation gives both);
+* ``ccp_cv_paper`` — the paper's "CART" column: its reference code's CART-CV
+  (:mod:`treebound.experiments.paper_cart`), kept to explain the paper's CART numbers;
 * ``mcart_cv`` — M-CART;
 * ``bound`` — Algorithm 3 with treebound's defaults (tight bound, ``r = 2^-13.7``, delta 0.05);
 * ``bound_paper`` — Algorithm 3 as the paper's code ran it (``loose_paper``, ``r = 2^-13.1``);
@@ -29,8 +31,8 @@ import numpy as np
 __all__ = ["MODELS", "PROTOCOLS", "RUN_FIELDS", "SplitTask", "make_tasks", "run_split"]
 
 PROTOCOLS = ("purest_children", "top_down")
-MODELS = ("original", "ccp_cv", "ccp_cv_1se", "mcart_cv", "bound", "bound_paper", "srm",
-          "reduced_error")
+MODELS = ("original", "ccp_cv", "ccp_cv_1se", "ccp_cv_paper", "mcart_cv", "bound", "bound_paper",
+          "srm", "reduced_error")
 RUN_FIELDS = ["dataset", "protocol", "split", "seed", "model", "n_train", "n_test", "n_features",
               "n_classes", "train_acc", "test_acc", "n_leaves", "height", "prune_seconds",
               "prune_cpu_seconds", "bound"]
@@ -119,6 +121,21 @@ def run_split(task: SplitTask) -> list[dict]:
                 mask = np.zeros(grown.tree_.n_nodes, dtype=bool)
                 mask[result.info["collapsed_1se"]] = True
                 rows.append(row("ccp_cv_1se", grown.tree_.collapse(mask)[0], wall, cpu))
+    if "ccp_cv_paper" in models:
+        from treebound.experiments.paper_cart import paper_cart_cv
+        from treebound.tree._builder import grow as grow_tree
+
+        growth = grown._settings(len(y_tr), task.X.shape[1])
+        X_enc = grown._encode(X_tr)
+        y_enc = np.searchsorted(grown.classes_, y_tr).astype(np.int32)
+        n_categories, n_classes = grown.encoder_.n_categories, len(grown.classes_)
+
+        def fold_grow(Xf, yf):
+            return grow_tree(Xf, yf, np.ones(len(yf)), n_categories, growth, n_classes=n_classes)
+
+        (tree, _), wall, cpu = _timed(lambda: paper_cart_cv(grown.tree_, X_enc, y_enc, fold_grow,
+                                                             task.n_folds))
+        rows.append(row("ccp_cv_paper", tree, wall, cpu))
     for model, params in (("bound", {}),
                           ("bound_paper", {"variant": "loose_paper",
                                            "error_prior_exponent": 13.1})):

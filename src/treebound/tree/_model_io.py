@@ -121,7 +121,10 @@ def model_from_dict(cls, data: dict):
                 isinstance(x, str) for x in names):
             raise ValueError("model field 'feature_names_in' must list one string per feature")
         model.feature_names_in_ = np.asarray(names, dtype=object)
-    is_classifier = getattr(model, "_estimator_type", None) == "classifier"
+    # scikit-learn >= 1.6 dropped `_estimator_type`; is_classifier reads the estimator tags.
+    from sklearn.base import is_classifier as _is_classifier
+
+    is_classifier = _is_classifier(model)
     if is_classifier:
         if tree.task != "classification":
             raise ValueError("a classifier file holds a regression tree")
