@@ -5,13 +5,13 @@ import math
 
 import numpy as np
 import pytest
+
 from _pruning_oracles import (
     is_pruned_subtree,
     make_tree,
     naive_bound,
     naive_collapse_bounds,
 )
-
 from treebound.pruning.bound import effective_n_features, prune_bound
 from treebound.theory import PartitioningCache
 from treebound.tree._builder import GrowthSettings, grow

@@ -4,11 +4,11 @@ import math
 
 import numpy as np
 import pytest
-from _pruning_oracles import is_pruned_subtree, naive_weakest_link, sklearn_to_tree
 from sklearn.datasets import load_breast_cancer, load_diabetes, load_iris, load_wine
 from sklearn.tree import DecisionTreeClassifier as SkClassifier
 from sklearn.tree import DecisionTreeRegressor as SkRegressor
 
+from _pruning_oracles import is_pruned_subtree, naive_weakest_link, sklearn_to_tree
 from treebound.pruning.cost_complexity import (
     cost_complexity_path,
     fold_losses,

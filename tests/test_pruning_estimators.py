@@ -5,14 +5,14 @@ import json
 
 import numpy as np
 import pytest
-from _pruning_oracles import is_pruned_subtree
 from sklearn.datasets import load_breast_cancer, load_diabetes, load_iris
 
+from _pruning_oracles import is_pruned_subtree
 from treebound import DecisionTreeClassifier, DecisionTreeRegressor, load_model, save_model
 from treebound.pruning import METHODS, prune, resolve_params
 from treebound.pruning._params import PAPER_ERROR_PRIOR_RATIO, VARIANTS
-from treebound.theory.bounds import PAPER_ERROR_PRIOR_RATIO as THEORY_RATIO
 from treebound.theory import VARIANTS as THEORY_VARIANTS
+from treebound.theory.bounds import PAPER_ERROR_PRIOR_RATIO as THEORY_RATIO
 
 
 @pytest.fixture(scope="module")

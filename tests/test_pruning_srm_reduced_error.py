@@ -4,8 +4,8 @@ import math
 
 import numpy as np
 import pytest
-from _pruning_oracles import make_tree
 
+from _pruning_oracles import make_tree
 from treebound.pruning.reduced_error import prune_reduced_error
 from treebound.pruning.srm import prune_srm, subtree_vcdim_bounds
 from treebound.theory import TreeStructure, vcdim_lower_bound, vcdim_upper_bound
