@@ -21,7 +21,7 @@ from treebound.tree._storage import Tree
 __all__ = ["NodeStatistics", "PruningResult", "WorkingTree", "finish", "node_statistics"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class PruningResult:
     """What :func:`treebound.pruning.prune` returns.
 
