@@ -221,6 +221,7 @@ class _BoundSearch:
         self.ratio_cache: dict = {}   # (A_j, A'_j) canonical shapes -> Gamma, across steps
         self._exact_cache: dict = {}  # candidate -> ln tau, within one step
         self._paths: dict = {}        # candidate -> collapsed root path, within one step
+        self.glb: dict = {}           # candidate -> lower bound on ln tau(current tree, u cut)
         self.n_exact = 0
         self.n_candidates = 0
         self.log_growth = objective.log_growth(self.shapes[0])
@@ -300,7 +301,8 @@ class _BoundSearch:
     def _best_lazy(self, internal, base, limit):
         n = self.obj.n_classes
         floor = math.log(min(n, 2 * self.obj.m))
-        heap = [(float(b + self.obj.growth_part(floor)), int(u), 0)
+        glb = self.glb
+        heap = [(float(b + self.obj.growth_part(max(floor, glb.get(u, floor)))), int(u), 0)
                 for b, u in zip(base.tolist(), internal.tolist(), strict=True)]
         heapq.heapify(heap)
         base_of = dict(zip(internal.tolist(), base.tolist(), strict=True))
@@ -313,9 +315,10 @@ class _BoundSearch:
             if level < 0:  # exact value
                 best = _better(best, (lb, -int(self.work.leaves[u]), u, self._exact_cache[u]))
                 continue
-            new_lb, new_level, g = self._refine(u, level, base_of[u])
+            new_lb, new_level, g_low = self._refine(u, level, base_of[u])
             if new_level < 0:
-                self._exact_cache[u] = g
+                self._exact_cache[u] = g_low
+            glb[u] = max(glb.get(u, -math.inf), g_low)
             heapq.heappush(heap, (max(lb, new_lb), u, new_level))
         self._exact_cache.clear()
         if best is None:
@@ -339,7 +342,7 @@ class _BoundSearch:
                         if siblings[i].n_leaves == int(leaves[ancestors[i - 1]]) - d_leaves:
                             penalty += 1
                     g_low = self.log_growth - gamma - penalty * math.log(2.0)
-                    return float(base + self.obj.growth_part(g_low)), j, None
+                    return float(base + self.obj.growth_part(g_low)), j, g_low
             j += 1
         self.n_exact += 1
         g = self.obj.log_growth(rebuilt[-1])
@@ -374,7 +377,58 @@ class _BoundSearch:
         return value
 
     # ------------------------------------------------------------------ accepting
+    def _transfer(self, v: int) -> None:
+        """Carry every candidate's lower bound over the collapse of ``v`` (before it is made).
+
+        For a candidate ``u`` outside ``v``'s subtree, the next tree with ``u`` cut is the
+        current tree with ``u`` cut, then ``v`` cut. The second cut lowers ``ln tau`` by at most
+        ``Gamma_i(v)`` plus ``ln 2`` per ancestor above level ``i`` whose children may become
+        identical (the argument of the module docstring applied to that tree), for any valid
+        level ``i`` of ``v`` whose subtree does not hold ``u`` (then its pair of tables is the
+        one already computed for ``v``). An ancestor ``u`` of ``v`` is unaffected.
+        """
+        ancestors, siblings, rebuilt = self._collapsed_path(v)
+        d = len(ancestors)
+        leaves = self.work.leaves
+        d_v = int(leaves[v]) - 1
+        stats = self.work.stats
+        level_of = {a: t + 1 for t, a in enumerate(ancestors)}  # A_t = ancestors[t - 1]
+        gammas = [math.inf] * d
+        for i in range(1, d):
+            if rebuilt[i - 1].n_leaves >= self.n_parts:
+                gammas[i] = self._gamma(self.shapes[ancestors[i - 1]], rebuilt[i - 1])
+        lo, hi = stats.preorder[v], stats.subtree_end[v]
+        parent = self.parent
+        log2 = math.log(2.0)
+        for u in list(self.glb):
+            if u in level_of:
+                continue  # an ancestor of v: cutting u removes v anyway
+            if lo <= stats.preorder[u] < hi:
+                del self.glb[u]  # inside v's subtree: gone
+                continue
+            w = parent[u]
+            while w not in level_of:
+                w = parent[w]
+            top = level_of[w]  # LCA(u, v) = A_top; usable levels of v: i < top
+            i = top - 1
+            while i >= 1 and not math.isfinite(gammas[i]):
+                i -= 1
+            if i < 1:
+                del self.glb[u]
+                continue
+            d_u = int(leaves[u]) - 1
+            penalty = 0
+            for t in range(i + 1, d + 1):
+                child = ancestors[t - 2] if t >= 2 else v
+                path_leaves = int(leaves[child]) - (d_u if t > top else 0)
+                sibling_leaves = siblings[t - 1].n_leaves - (d_u if t == top else 0)
+                if sibling_leaves == path_leaves - d_v:
+                    penalty += 1
+            self.glb[u] -= gammas[i] + penalty * log2
+
     def accept(self, u: int, eps: float, log_growth: float) -> None:
+        if self.lazy:
+            self._transfer(u)
         self.work.collapse(u)
         shapes, fc, parent = self.shapes, self.first_child, self.parent
         shapes[u] = TreeStructure.leaf()
