@@ -74,9 +74,17 @@ def test_each_step_takes_the_best_collapse(seed, n_classes):
         assert current.n_leaves == n_leaves
 
 
-@pytest.mark.parametrize("seed", [7, 8, 9])
-def test_lazy_search_matches_exhaustive_search(seed):
-    tree = _grown(seed, n=300, n_classes=3, max_leaves=25, growth="purest_children")
+@pytest.mark.parametrize("seed,n_classes,growth", [(7, 3, "purest_children"),
+                                                  (8, 3, "purest_children"),
+                                                  (9, 3, "top_down"), (12, 2, "top_down"),
+                                                  (13, 2, "purest_children"),
+                                                  (14, 4, "top_down"), (20, 2, "top_down"),
+                                                  (22, 3, "top_down")])
+def test_lazy_search_matches_exhaustive_search(seed, n_classes, growth):
+    """Branch and bound (with bounds carried across steps) = the plain loop, collapse by
+    collapse."""
+    n, leaves, noise = (400, 40, 0.1) if seed >= 20 else (300, 30, 0.15)
+    tree = _grown(seed, n=n, n_classes=n_classes, max_leaves=leaves, noise=noise, growth=growth)
     lazy = prune_bound(tree, search="lazy")
     full = prune_bound(tree, search="all")
     assert np.array_equal(lazy.make_leaf, full.make_leaf)
