@@ -38,6 +38,12 @@ value: that candidate is the best. Refining level by level costs the same tables
 evaluation (each ``A'_j`` table is needed by ``A'_{j+1}``) and the ratios are cached by pair of
 shapes across steps, so the search never costs more than the plain loop and usually evaluates a
 handful of candidates exactly per step.
+
+Lower bounds also survive an accepted collapse ``v``: the next tree with ``u`` cut is the current
+one with ``u`` cut and then ``v`` cut, and the second cut lowers ``ln tau`` by at most ``v``'s own
+``Gamma_i`` (already computed) at any valid level ``i`` below the common ancestor of ``u`` and
+``v``, plus the halving allowance (:meth:`_BoundSearch._transfer`). A candidate therefore starts
+the next step from its previous bound minus that amount instead of from ``ln n``.
 """
 
 from __future__ import annotations
@@ -312,8 +318,10 @@ class _BoundSearch:
             threshold = limit if best is None else min(limit, best[0] * (1 + _TIE_TOLERANCE))
             if lb > threshold:
                 break
-            if level < 0:  # exact value
-                best = _better(best, (lb, -int(self.work.leaves[u]), u, self._exact_cache[u]))
+            if level < 0:  # exact value (compared as computed, not as the running bound)
+                g = self._exact_cache[u]
+                eps = float(base_of[u] + self.obj.growth_part(g))
+                best = _better(best, (eps, -int(self.work.leaves[u]), u, g))
                 continue
             new_lb, new_level, g_low = self._refine(u, level, base_of[u])
             if new_level < 0:
