@@ -35,8 +35,8 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
             help="Growth orders, comma-separated: purest_children (the paper's code), "
             "top_down.")] = "purest_children,top_down",
         models: Annotated[str | None, typer.Option(
-            help="Comma-separated models (default all: original, ccp_cv, ccp_cv_1se, mcart_cv, "
-            "bound, bound_paper, srm, reduced_error).")] = None,
+            help="Comma-separated models (default all: original, ccp_cv, ccp_cv_1se, "
+            "ccp_cv_paper, mcart_cv, bound, bound_paper, srm, reduced_error).")] = None,
         jobs: Annotated[int, typer.Option(min=1, help="Parallel worker processes (joblib).")] = 1,
         scheduler: Annotated[str | None, typer.Option(
             help="Dask scheduler address (e.g. tcp://host:8786): run the grid on that cluster.")
