@@ -58,6 +58,11 @@ def test_loader_and_metadata(data_dir):
     assert default_datasets(data_dir, max_rows=150) == ["nominal"]
     with pytest.raises(ValueError, match="not found"):
         load_dataset(data_dir, "missing")
+    small = load_dataset(data_dir, "toy@40")
+    assert small.n_samples == 40 and small.name == "toy@40"
+    assert abs(small.y.mean() - load_dataset(data_dir, "toy").y.mean()) < 0.05  # stratified
+    with pytest.raises(ValueError, match="NAME@ROWS"):
+        load_dataset(data_dir, "toy@many")
 
 
 MODELS = ("original", "ccp_cv", "ccp_cv_1se", "ccp_cv_paper", "bound", "srm", "reduced_error")

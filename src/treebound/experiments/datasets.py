@@ -78,7 +78,25 @@ def available_datasets(data_dir) -> list[str]:
 
 
 def load_dataset(data_dir, name: str) -> Dataset:
-    """Read ``data_dir/name.tsv.gz``; classes are re-coded ``0 .. n_classes - 1``."""
+    """Read ``data_dir/name.tsv.gz``; classes are re-coded ``0 .. n_classes - 1``.
+
+    ``"NAME@ROWS"`` loads a stratified random subsample of ``ROWS`` rows (seed 0), e.g.
+    ``"segmentation@210"`` for the size of the Image Segmentation set Leboeuf et al. used (the
+    PMLB file merges the UCI training and test parts, 2310 rows).
+    """
+    if "@" in name:
+        base, _, rows = name.partition("@")
+        if not rows.isdigit() or int(rows) < 2:
+            raise ValueError(f"bad dataset name {name!r}: expected NAME@ROWS with ROWS >= 2")
+        full = load_dataset(data_dir, base)
+        if int(rows) >= full.n_samples:
+            raise ValueError(f"{name!r}: {base} has only {full.n_samples} rows")
+        from sklearn.model_selection import train_test_split
+
+        idx, _ = train_test_split(np.arange(full.n_samples), train_size=int(rows),
+                                  random_state=0, stratify=full.y)
+        idx = np.sort(idx)
+        return Dataset(name, full.X[idx], full.y[idx], full.feature_names, full.feature_types)
     import pandas as pd
 
     path = Path(data_dir) / f"{name}.tsv.gz"
