@@ -27,9 +27,11 @@ candidate's ``ln tau(T_u)`` is bracketed without evaluating the whole candidate 
   loses a further factor 2, accounted for as ``ln 2`` per ancestor where the sizes allow it. At
   ``k = L_A`` the original entry is the base case ``S(L_A, c)`` while ``A'`` uses the recursion;
   the recursion's single term there is ``>= S(L_A, c)`` (every c-partition of the ``L_A``
-  points splits uniquely into partitions of the two sides), so the argument still holds. The
-  bound needs ``A'_j`` to have at least ``n`` leaves (no zero rows), i.e. starts higher up for
-  multiclass problems;
+  points splits uniquely into partitions of the two sides), so the argument still holds. When
+  ``A'_j`` has fewer than ``n`` leaves (multiclass), its rows ``c > L_{A'_j}`` are zero; rows
+  ``c <= r`` of every table only depend on rows ``<= r`` of the children, so the comparison is
+  restricted to ``r = L_{A'_j}`` rows and bounds the part of Eq. (4) with at most ``r`` parts,
+  itself a lower bound of ``tau``;
 * exact: the candidate's whole structure (only its root path is new; every other subtree table
   is memoized in the shared :class:`~treebound.theory.PartitioningCache`).
 
@@ -56,9 +58,11 @@ import numpy as np
 
 from treebound.pruning._core import WorkingTree, finish, integer_errors, node_statistics
 from treebound.theory.bounds import PAPER_ERROR_PRIOR_RATIO, log_structure_prior
+from treebound.theory.combinatorics import log_falling_factorial
 from treebound.theory.partitioning import (
     VARIANTS,
     PartitioningCache,
+    _tight_log_values,  # the root's per-row values at one m (no public equivalent)
     ensure_log_tables,
     log_growth_function_upper_bound,
 )
@@ -228,6 +232,7 @@ class _BoundSearch:
         self._exact_cache: dict = {}  # candidate -> ln tau, within one step
         self._paths: dict = {}        # candidate -> collapsed root path, within one step
         self.glb: dict = {}           # candidate -> lower bound on ln tau(current tree, u cut)
+        self._root_rows = None        # running log-sums of Eq. (4)'s terms, current tree
         self.n_exact = 0
         self.n_candidates = 0
         self.log_growth = objective.log_growth(self.shapes[0])
@@ -341,31 +346,49 @@ class _BoundSearch:
         leaves = self.work.leaves
         j = level + 1
         while j < d:
-            if rebuilt[j - 1].n_leaves >= self.n_parts:
-                gamma = self._gamma(self.shapes[ancestors[j - 1]], rebuilt[j - 1])
+            parts = rebuilt[j - 1].n_leaves
+            if parts >= 2:
+                # With fewer leaves than classes, only the rows c <= parts are compared and the
+                # bound is on the part of Eq. (4) with at most that many parts (rows <= c of
+                # every table depend on rows <= c of the children only).
+                rows = None if parts >= self.n_parts else parts
+                gamma = self._gamma(self.shapes[ancestors[j - 1]], rebuilt[j - 1], rows)
                 if math.isfinite(gamma):
                     # Halving penalty: ancestors above j whose children may become identical.
                     penalty = 0
                     for i in range(j, d):
                         if siblings[i].n_leaves == int(leaves[ancestors[i - 1]]) - d_leaves:
                             penalty += 1
-                    g_low = self.log_growth - gamma - penalty * math.log(2.0)
+                    reference = self.log_growth if rows is None else self._partial_growth(rows)
+                    g_low = reference - gamma - penalty * math.log(2.0)
                     return float(base + self.obj.growth_part(g_low)), j, g_low
             j += 1
         self.n_exact += 1
         g = self.obj.log_growth(rebuilt[-1])
         return float(base + self.obj.growth_part(g)), -1, g
 
-    def _gamma(self, original: TreeStructure, collapsed: TreeStructure) -> float:
+    def _partial_growth(self, rows: int) -> float:
+        """``ln sum_{a <= rows} (n)_a pi_T^a(2m)`` of the current tree (Eq. 4 truncated)."""
+        if self._root_rows is None:
+            structure = self.shapes[0].canonical()
+            n, M = self.obj.n_classes, 2 * self.obj.m
+            top = min(n, structure.n_leaves, M)
+            values = _tight_log_values(structure, top, M, self.obj.n_features, self.obj.cache)
+            terms = np.array([log_falling_factorial(n, a) + values[a] for a in range(1, top + 1)])
+            self._root_rows = np.logaddexp.accumulate(terms)
+        return float(self._root_rows[min(rows, self._root_rows.shape[0]) - 1])
+
+    def _gamma(self, original: TreeStructure, collapsed: TreeStructure, rows=None) -> float:
         """Largest log-ratio of the tight tables of ``original`` over ``collapsed`` on the
-        entries the ancestors read (``inf`` when a needed entry of ``collapsed`` is 0)."""
+        entries the ancestors read (``inf`` when a needed entry of ``collapsed`` is 0); only
+        the rows ``c <= rows`` when given."""
         a, b = original.canonical(), collapsed.canonical()
-        key = (a, b)
+        key = (a, b, rows)
         value = self.ratio_cache.get(key)
         if value is not None:
             return value
         M = 2 * self.obj.m - 1
-        C = min(self.n_parts, a.n_leaves)
+        C = min(self.n_parts, a.n_leaves) if rows is None else min(rows, a.n_leaves)
         cache, ell = self.obj.cache, self.obj.n_features
         ta = ensure_log_tables(a, self.n_parts, M, ell, cache)[: C + 1, a.n_leaves : M + 1]
         tb = ensure_log_tables(b, self.n_parts, M, ell, cache)
@@ -447,6 +470,7 @@ class _BoundSearch:
             p = parent[p]
         self.eps = float(eps)
         self.log_growth = float(log_growth)
+        self._root_rows = None
 
 
 def _better(best, candidate):
