@@ -36,18 +36,12 @@ from treebound.pruning._params import RISKS, RULES
 __all__ = [
     "RULES",
     "WeakestLinkSequence",
-    "cart_complexity",
     "cost_complexity_path",
     "mcart_complexity",
     "prune_cost_complexity_cv",
     "weakest_link_sequence",
 ]
 
-
-
-def cart_complexity(n_examples: int, n_features: int):
-    """``c(L) = L`` (CART)."""
-    return None
 
 
 def mcart_complexity(n_examples: int, n_features: int):
@@ -64,7 +58,9 @@ def mcart_complexity(n_examples: int, n_features: int):
     return c
 
 
-COMPLEXITIES = {"ccp_cv": cart_complexity, "mcart_cv": mcart_complexity}
+#: Method -> factory ``(m, ell) -> c(L)``; ``None`` is CART's ``c(L) = L`` (the classic
+#: ``g = (R(t) - R(T_t)) / (L - 1)``, computed without a callable).
+COMPLEXITIES = {"ccp_cv": None, "mcart_cv": mcart_complexity}
 
 
 class WeakestLinkSequence:
@@ -282,8 +278,12 @@ def prune_cost_complexity_cv(tree, fold_trees, *, method: str = "ccp_cv", rule: 
         raise ValueError(f"rule must be one of {RULES}, got {rule!r}")
     ell = tree.n_features if n_features is None else int(n_features)
 
+    factory = COMPLEXITIES[method]
+
     def complexity_of(t):
-        return COMPLEXITIES[method](int(round(t.weighted_n_node_samples[0])), ell)
+        if factory is None:
+            return None
+        return factory(int(round(t.weighted_n_node_samples[0])), ell)
 
     seq = weakest_link_sequence(tree, risk, complexity_of(tree))
     alphas = seq.alphas
