@@ -28,6 +28,7 @@ from treebound._validation import (
     check_sample_weight,
     validate_parameters,
 )
+from treebound.pruning._params import METHODS as PRUNING_METHODS
 from treebound.tree._builder import (
     CATEGORICAL_SPLITS,
     CLASSIFICATION_CRITERIA,
@@ -57,7 +58,20 @@ _COMMON_CONSTRAINTS = {
     "categorical_split": [Options(CATEGORICAL_SPLITS)],
     "random_state": [None, Interval(int, 0, 2**32 - 1),
                      InstanceOf((np.random.RandomState,), "a numpy RandomState")],
+    "pruning": [None, Options(PRUNING_METHODS)],
+    "pruning_params": [None, InstanceOf((dict,), "a dict of options of the pruning method")],
 }
+
+
+def _json_ready(value):
+    """Plain Python numbers, lists and dicts (what the JSON model format stores)."""
+    if isinstance(value, dict):
+        return {str(k): _json_ready(v) for k, v in value.items()}
+    if isinstance(value, list | tuple | np.ndarray):
+        return [_json_ready(v) for v in value]
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
 
 
 def _check_two_dimensional(X) -> None:
@@ -138,9 +152,78 @@ class BaseDecisionTree(BaseEstimator):
         if not positive.all():
             X_enc, y_enc, sample_weight = X_enc[positive], y_enc[positive], sample_weight[positive]
         settings = self._settings(X_enc.shape[0], X_enc.shape[1])
-        self.tree_ = grow(X_enc, y_enc, sample_weight, self.encoder_.n_categories, settings,
-                          n_classes=n_classes)
+        self.bound_, self.pruning_path_, self.pruning_time_, self.pruning_info_ = None, [], 0.0, {}
+        if self.pruning is None:
+            self.tree_ = grow(X_enc, y_enc, sample_weight, self.encoder_.n_categories, settings,
+                              n_classes=n_classes)
+            return self
+        return self._grow_and_prune(X_enc, y_enc, sample_weight, n_classes, settings)
+
+    def _grow_and_prune(self, X_enc, y_enc, sample_weight, n_classes, settings):
+        """Grow with the growth settings, then prune (``pruning``, ``pruning_params``)."""
+        from treebound.pruning._dispatch import holdout_split, run_pruning
+        from treebound.pruning._params import resolve_params
+
+        classification = n_classes is not None
+        params = resolve_params(self.pruning, self.pruning_params,
+                                task="classification" if classification else "regression")
+        n_categories = self.encoder_.n_categories
+
+        def grow_on(X, y, w):
+            return grow(X, y, w, n_categories, settings, n_classes=n_classes)
+
+        data = {}
+        if self.pruning == "reduced_error":
+            # Yildiz's CVprune: grow on part of the training data, prune on the rest.
+            grow_idx, hold_idx = holdout_split(y_enc, params["holdout"], settings.seed,
+                                               classification)
+            tree = grow_on(X_enc[grow_idx], y_enc[grow_idx], sample_weight[grow_idx])
+            data = {"X": X_enc[hold_idx], "y": y_enc[hold_idx],
+                    "sample_weight": sample_weight[hold_idx]}
+        else:
+            tree = grow_on(X_enc, y_enc, sample_weight)
+            if self.pruning in ("ccp_cv", "mcart_cv"):
+                data = {"X": X_enc, "y": y_enc, "sample_weight": sample_weight,
+                        "grow": grow_on, "seed": settings.seed}
+        result = run_pruning(tree, self.pruning, params, **data)
+        self._set_pruned(result)
         return self
+
+    def _set_pruned(self, result) -> None:
+        self.tree_ = result.tree
+        self.bound_ = result.bound
+        self.pruning_path_ = [(int(n), float(obj)) for n, obj in result.path]
+        self.pruning_time_ = float(result.time)
+        self.pruning_info_ = _json_ready(result.info)
+
+    def _extra_state(self) -> dict:
+        return {"bound": getattr(self, "bound_", None),
+                "pruning_path": [list(p) for p in getattr(self, "pruning_path_", [])],
+                "pruning_time": getattr(self, "pruning_time_", 0.0),
+                "pruning_info": getattr(self, "pruning_info_", {})}
+
+    def _restore_extra_state(self, extra: dict) -> None:
+        bound = extra.get("bound")
+        if bound is not None and (isinstance(bound, bool) or not isinstance(bound, int | float)):
+            raise ValueError("model field extra.bound must be a number or null")
+        path = extra.get("pruning_path", [])
+        if not isinstance(path, list) or not all(
+                isinstance(p, list) and len(p) == 2 and isinstance(p[0], int)
+                and not isinstance(p[0], bool) and (p[1] is None or isinstance(p[1], int | float))
+                for p in path):
+            raise ValueError("model field extra.pruning_path must be a list of "
+                             "[n_leaves, objective] pairs")
+        seconds = extra.get("pruning_time", 0.0)
+        if isinstance(seconds, bool) or not isinstance(seconds, int | float) or seconds < 0:
+            raise ValueError("model field extra.pruning_time must be a non-negative number")
+        info = extra.get("pruning_info", {})
+        if not isinstance(info, dict):
+            raise ValueError("model field extra.pruning_info must be an object")
+        self.bound_ = None if bound is None else float(bound)
+        self.pruning_path_ = [(int(n), math.nan if obj is None else float(obj))
+                              for n, obj in path]
+        self.pruning_time_ = float(seconds)
+        self.pruning_info_ = info
 
     # -------------------------------------------------------------- routing
     def apply(self, X) -> np.ndarray:
@@ -262,7 +345,20 @@ class DecisionTreeClassifier(TreeClassifierMixin, ClassifierMixin, BaseDecisionT
         Categorical tests send a subset of categories left (binary) or give every category its
         own child (ID3-style multiway).
     random_state : int, RandomState or None, default=None
-        Seeds the feature sampling of ``max_features``.
+        Seeds the feature sampling of ``max_features``, the cross-validation folds and the
+        held-out split of the pruning methods.
+    pruning : {None, "bound", "ccp_cv", "mcart_cv", "srm", "reduced_error"}, default=None
+        Grow with the settings above, then prune (:mod:`treebound.pruning`): "bound" =
+        Leboeuf et al. Algorithm 3 (Shawe-Taylor bound, no cross-validation), "ccp_cv" = CART
+        cost-complexity with K-fold CV (fold trees regrown with the same settings), "mcart_cv" =
+        M-CART, "srm" = Yildiz's SRM pruning, "reduced_error" = grow on 80 %, prune on the
+        held-out 20 % (Yildiz's CVprune).
+    pruning_params : dict or None, default=None
+        Options of the pruning method; unknown keys raise. "bound": ``delta`` (0.05), ``r``
+        (2**-13.7) or ``error_prior_exponent`` (r = 2**-exponent), ``variant`` ("tight",
+        "loose", "loose_paper"), ``search`` ("lazy", "all"); "ccp_cv"/"mcart_cv": ``n_folds``
+        (10), ``rule`` ("min", "1se"), ``risk`` ("error", "impurity"); "srm": ``a1`` (0.1),
+        ``a2`` (2.0), ``vc_bound`` ("lower", "upper"); "reduced_error": ``holdout`` (0.2).
 
     Attributes
     ----------
@@ -272,6 +368,14 @@ class DecisionTreeClassifier(TreeClassifierMixin, ClassifierMixin, BaseDecisionT
         Class labels.
     n_features_in_ : int
     feature_names_in_ : ndarray of str (only when fitted on a DataFrame with string columns)
+    bound_ : float or None
+        Final risk bound of "bound" (Shawe-Taylor eps) and "srm" (Vapnik E_g); None otherwise.
+    pruning_path_ : list of (int, float)
+        ``(n_leaves, objective)`` of the trees the pruning visited (empty without pruning).
+    pruning_time_ : float
+        Seconds spent pruning (including the fold trees of the CV methods).
+    pruning_info_ : dict
+        Method-specific details (e.g. alphas and CV errors, the 1-SE choice).
     """
 
     _parameter_constraints = {
@@ -282,7 +386,8 @@ class DecisionTreeClassifier(TreeClassifierMixin, ClassifierMixin, BaseDecisionT
     def __init__(self, *, criterion="gini", growth="depth_first", splitter="exact", max_bins=255,
                  max_depth=None, max_leaf_nodes=None, min_samples_split=2, min_samples_leaf=1,
                  min_impurity_decrease=0.0, max_features=None, categorical_features="auto",
-                 categorical_split="binary", random_state=None):
+                 categorical_split="binary", random_state=None,
+                 pruning=None, pruning_params=None):
         self.criterion = criterion
         self.growth = growth
         self.splitter = splitter
@@ -296,6 +401,8 @@ class DecisionTreeClassifier(TreeClassifierMixin, ClassifierMixin, BaseDecisionT
         self.categorical_features = categorical_features
         self.categorical_split = categorical_split
         self.random_state = random_state
+        self.pruning = pruning
+        self.pruning_params = pruning_params
 
     def fit(self, X, y, sample_weight=None):
         """Grow the tree on ``X`` (array or DataFrame) and class labels ``y``."""
@@ -308,7 +415,9 @@ class DecisionTreeClassifier(TreeClassifierMixin, ClassifierMixin, BaseDecisionT
 class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
     """Decision tree regressor (squared error); same growth options as the classifier.
 
-    Leaves predict the weighted mean of their training targets.
+    Leaves predict the weighted mean of their training targets. Pruning: "ccp_cv", "mcart_cv"
+    (squared error) and "reduced_error"; "bound" and "srm" bound the 0-1 risk of classifiers
+    and raise a ``ValueError`` here.
     """
 
     _parameter_constraints = {
@@ -319,7 +428,8 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
     def __init__(self, *, criterion="squared_error", growth="depth_first", splitter="exact",
                  max_bins=255, max_depth=None, max_leaf_nodes=None, min_samples_split=2,
                  min_samples_leaf=1, min_impurity_decrease=0.0, max_features=None,
-                 categorical_features="auto", categorical_split="binary", random_state=None):
+                 categorical_features="auto", categorical_split="binary", random_state=None,
+                 pruning=None, pruning_params=None):
         self.criterion = criterion
         self.growth = growth
         self.splitter = splitter
@@ -333,6 +443,8 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         self.categorical_features = categorical_features
         self.categorical_split = categorical_split
         self.random_state = random_state
+        self.pruning = pruning
+        self.pruning_params = pruning_params
 
     def fit(self, X, y, sample_weight=None):
         """Grow the tree on ``X`` and real-valued targets ``y``."""

@@ -1,0 +1,105 @@
+"""``treebound bench pruning`` and ``treebound bench srm``: the pruning papers' tables."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+
+def _split_names(text: str | None) -> list[str] | None:
+    if not text:
+        return None
+    return [t.strip() for t in text.split(",") if t.strip()]
+
+
+def _reference_dir(data_dir: str, reference: str | None) -> Path | None:
+    path = Path(reference) if reference else Path(data_dir).resolve().parent / "reference"
+    return path if path.is_dir() else None
+
+
+def register(app: typer.Typer, bench_app: typer.Typer) -> None:
+    """Add ``bench pruning`` and ``bench srm`` to the ``treebound`` command."""
+
+    @bench_app.command("pruning")
+    def bench_pruning(
+        data_dir: Annotated[str, typer.Option(help="Directory of the PMLB NAME.tsv.gz files.")],
+        datasets: Annotated[str | None, typer.Option(
+            help="Comma-separated dataset names (default: every dataset with <= 10000 rows).")
+        ] = None,
+        splits: Annotated[int, typer.Option(min=1, help="Random 75/25 splits per dataset.")] = 25,
+        max_leaves: Annotated[int, typer.Option(
+            min=0, help="Leaf budget of the grown trees (0: grow to purity).")] = 40,
+        protocols: Annotated[str, typer.Option(
+            help="Growth orders, comma-separated: purest_children (the paper's code), "
+            "top_down.")] = "purest_children,top_down",
+        models: Annotated[str | None, typer.Option(
+            help="Comma-separated models (default all: original, ccp_cv, ccp_cv_1se, "
+            "ccp_cv_paper, mcart_cv, bound, bound_paper, srm, reduced_error).")] = None,
+        jobs: Annotated[int, typer.Option(min=1, help="Parallel worker processes (joblib).")] = 1,
+        scheduler: Annotated[str | None, typer.Option(
+            help="Dask scheduler address (e.g. tcp://host:8786): run the grid on that cluster.")
+        ] = None,
+        resume: Annotated[bool, typer.Option(
+            "--resume", help="Keep the runs already in the CSV and run only the missing ones.")
+        ] = False,
+        plot: Annotated[str | None, typer.Option(
+            help="PNG: per dataset, test accuracy by method.")] = None,
+        out: Annotated[str, typer.Option(help="Markdown results page.")
+                       ] = "benchmarks/results/pruning.md",
+        csv: Annotated[str | None, typer.Option(
+            help="CSV of every run (default: the --out path with .csv).")] = None,
+        reference: Annotated[str | None, typer.Option(
+            help="Directory of the papers' reference tables (default: DATA_DIR/../reference).")
+        ] = None,
+    ) -> None:
+        """Leboeuf et al. (2020) Table 1: original, CART-CV, M-CART, bound, SRM, reduced error."""
+        from treebound.experiments.pruning_bench import MODELS, run_benchmark
+
+        ref = _reference_dir(data_dir, reference)
+        paper_csv = ref / "leboeuf2020_table1_test_accuracy.csv" if ref else None
+        try:
+            run_benchmark(data_dir, datasets=_split_names(datasets), n_splits=splits,
+                          max_leaves=max_leaves or None,
+                          protocols=tuple(_split_names(protocols) or ()),
+                          models=tuple(_split_names(models) or MODELS), jobs=jobs,
+                          scheduler=scheduler, resume=resume, out_md=out, out_csv=csv,
+                          plot=plot, paper_csv=paper_csv, echo=typer.echo)
+        except (ValueError, ImportError) as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(code=2) from None
+        typer.echo(f"wrote {out}" + (f" and {plot}" if plot else ""))
+
+    @bench_app.command("srm")
+    def bench_srm(
+        data_dir: Annotated[str, typer.Option(help="Directory of the PMLB NAME.tsv.gz files.")],
+        datasets: Annotated[str | None, typer.Option(
+            help="Comma-separated dataset names (default: Yildiz's ten).")] = None,
+        repetitions: Annotated[int, typer.Option(min=1, help="Repetitions of 10-fold CV.")] = 10,
+        split_kinds: Annotated[str, typer.Option(
+            help="Categorical splits: multiway (as in the paper), binary.")
+        ] = "multiway,binary",
+        jobs: Annotated[int, typer.Option(min=1, help="Parallel worker processes.")] = 1,
+        scheduler: Annotated[str | None, typer.Option(help="Dask scheduler address.")] = None,
+        resume: Annotated[bool, typer.Option("--resume")] = False,
+        out: Annotated[str, typer.Option(help="Markdown results page.")
+                       ] = "benchmarks/results/srm.md",
+        csv: Annotated[str | None, typer.Option(help="CSV of every fold.")] = None,
+        reference: Annotated[str | None, typer.Option(
+            help="Directory of the papers' reference tables.")] = None,
+    ) -> None:
+        """Yildiz (2015) Tables 1-2: NOprune, CVprune (reduced error), SRMprune."""
+        from treebound.experiments.srm_bench import run_srm_benchmark
+
+        try:
+            run_srm_benchmark(data_dir, datasets=_split_names(datasets),
+                              repetitions=repetitions,
+                              split_kinds=tuple(_split_names(split_kinds) or ()), jobs=jobs,
+                              scheduler=scheduler, resume=resume, out_md=out, out_csv=csv,
+                              reference_dir=_reference_dir(data_dir, reference),
+                              echo=typer.echo)
+        except (ValueError, ImportError) as exc:
+            typer.echo(f"error: {exc}", err=True)
+            raise typer.Exit(code=2) from None
+        typer.echo(f"wrote {out}")

@@ -1,0 +1,93 @@
+"""Functional core shared by the estimators and :func:`treebound.pruning.prune`.
+
+Encoded data in, :class:`~treebound.pruning._core.PruningResult` out; a registry maps each
+method name to its pruner.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from treebound.pruning._params import resolve_params
+from treebound.pruning.bound import prune_bound
+from treebound.pruning.cost_complexity import prune_cost_complexity_cv
+from treebound.pruning.reduced_error import prune_reduced_error
+from treebound.pruning.srm import prune_srm
+
+__all__ = ["cv_folds", "holdout_split", "run_pruning"]
+
+
+def cv_folds(y, n_folds: int, seed: int, classification: bool):
+    """``(train_idx, val_idx)`` pairs: stratified, shuffled K folds (plain K folds when a class
+    has fewer than ``n_folds`` samples, and for regression)."""
+    from sklearn.model_selection import KFold, StratifiedKFold
+
+    n = len(y)
+    if n_folds > n:
+        raise ValueError(f"n_folds={n_folds} is larger than the number of samples ({n})")
+    if classification:
+        counts = np.bincount(np.asarray(y, dtype=np.int64))
+        if counts[counts > 0].min() >= n_folds:
+            return list(StratifiedKFold(n_folds, shuffle=True, random_state=seed)
+                        .split(np.zeros(n), y))
+    return list(KFold(n_folds, shuffle=True, random_state=seed).split(np.zeros(n)))
+
+
+def holdout_split(y, fraction: float, seed: int, classification: bool):
+    """``(grow_idx, holdout_idx)``: a shuffled split, stratified when every class allows it."""
+    from sklearn.model_selection import train_test_split
+
+    n = len(y)
+    n_hold = int(round(fraction * n))
+    if n_hold < 1 or n - n_hold < 1:
+        raise ValueError(f"holdout={fraction} leaves an empty part with {n} samples")
+    idx = np.arange(n)
+    stratify = None
+    if classification:
+        counts = np.bincount(np.asarray(y, dtype=np.int64))
+        counts = counts[counts > 0]
+        if counts.min() >= 2 and n_hold >= len(counts) and n - n_hold >= len(counts):
+            stratify = y
+    grow_idx, hold_idx = train_test_split(idx, test_size=n_hold, random_state=seed,
+                                          stratify=stratify)
+    return np.sort(grow_idx), np.sort(hold_idx)
+
+
+def run_pruning(tree, method: str, params: dict | None = None, *, X=None, y=None,
+                sample_weight=None, grow=None, seed: int = 0, cache=None):
+    """Prune ``tree`` with ``method``.
+
+    ``X`` (encoded), ``y`` (class indices or targets) and ``sample_weight`` are the training
+    data for the CV methods (``grow(X, y, w) -> Tree`` regrows the fold trees with the tree's
+    own growth settings) and the pruning set for "reduced_error"; "bound" and "srm" read the
+    statistics stored in the tree.
+    """
+    params = resolve_params(method, params, task=tree.task)
+    started = time.perf_counter()
+    if method == "bound":
+        return prune_bound(tree, delta=params["delta"], r=params["r"], variant=params["variant"],
+                           search=params["search"], cache=cache)
+    if method == "srm":
+        return prune_srm(tree, a1=params["a1"], a2=params["a2"], vc_bound=params["vc_bound"],
+                         cache=cache)
+    if X is None or y is None:
+        raise ValueError(f"pruning={method!r} needs the data: X and y "
+                         + ("(the pruning set)" if method == "reduced_error"
+                            else "(the training data, to regrow the fold trees)"))
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y)
+    w = np.ones(X.shape[0]) if sample_weight is None else np.asarray(sample_weight, float)
+    if method == "reduced_error":
+        return prune_reduced_error(tree, X, y, w)
+    if grow is None:
+        raise ValueError(f"pruning={method!r} regrows trees on the CV folds: pass the growth "
+                         "function (or prune a fitted estimator, which knows its settings)")
+    classification = tree.task == "classification"
+    folds = []
+    for train_idx, val_idx in cv_folds(y, params["n_folds"], seed, classification):
+        fold_tree = grow(X[train_idx], y[train_idx], w[train_idx])
+        folds.append((fold_tree, X[val_idx], y[val_idx], w[val_idx]))
+    return prune_cost_complexity_cv(tree, folds, method=method, rule=params["rule"],
+                                    risk=params["risk"], started=started)

@@ -1,0 +1,85 @@
+"""The pruning methods, their options (``pruning_params``) and the validation of both.
+
+Deliberately light (no theory or numba import): the estimators import it at module level.
+"""
+
+from __future__ import annotations
+
+import math
+
+from treebound._validation import Interval, Options, validate_parameters
+
+__all__ = ["METHODS", "PARAMETERS", "REGRESSION_METHODS", "resolve_params"]
+
+#: ``treebound.theory.VARIANTS`` (checked equal by the tests).
+VARIANTS = ("tight", "loose", "loose_paper")
+#: ``r = 2^-13.7`` of Leboeuf et al. section 6.2 (``treebound.theory.PAPER_ERROR_PRIOR_RATIO``).
+PAPER_ERROR_PRIOR_RATIO = 2.0**-13.7
+RULES = ("min", "1se")
+RISKS = ("error", "impurity")
+VC_BOUNDS = ("lower", "upper")
+
+#: name -> {option: (default, constraints)}; see each method's module for what they mean.
+PARAMETERS: dict[str, dict[str, tuple]] = {
+    "bound": {
+        "delta": (0.05, [Interval(float, 0.0, 1.0, "neither")]),
+        "r": (PAPER_ERROR_PRIOR_RATIO, [Interval(float, 0.0, 1.0, "neither")]),
+        "error_prior_exponent": (None, [None, Interval(float, 0.0, None, "neither")]),
+        "variant": ("tight", [Options(VARIANTS)]),
+        "search": ("lazy", [Options(("lazy", "all"))]),
+    },
+    "ccp_cv": {
+        "n_folds": (10, [Interval(int, 2, None)]),
+        "rule": ("min", [Options(RULES)]),
+        "risk": ("error", [Options(RISKS)]),
+    },
+    "mcart_cv": {
+        "n_folds": (10, [Interval(int, 2, None)]),
+        "rule": ("min", [Options(RULES)]),
+        "risk": ("error", [Options(RISKS)]),
+    },
+    "srm": {
+        "a1": (0.1, [Interval(float, 0.0, None, "neither")]),
+        "a2": (2.0, [Interval(float, 0.0, None, "neither")]),
+        "vc_bound": ("lower", [Options(VC_BOUNDS)]),
+    },
+    "reduced_error": {
+        "holdout": (0.2, [Interval(float, 0.0, 1.0, "neither")]),
+    },
+}
+METHODS = tuple(PARAMETERS)
+#: Methods that apply to regression trees ("bound" and "srm" bound the 0-1 risk).
+REGRESSION_METHODS = ("ccp_cv", "mcart_cv", "reduced_error")
+
+
+def resolve_params(method: str, params: dict | None, *, task: str = "classification") -> dict:
+    """Defaults merged with ``params``, validated; raises ``ValueError`` naming unknown keys."""
+    if method not in PARAMETERS:
+        raise ValueError(f"unknown pruning method {method!r}: expected one of {METHODS}")
+    if task == "regression" and method not in REGRESSION_METHODS:
+        raise ValueError(
+            f"pruning={method!r} applies to classification only (its bound is on the 0-1 "
+            f"risk); a regressor supports {REGRESSION_METHODS}")
+    if params is None:
+        params = {}
+    if not isinstance(params, dict):
+        raise TypeError(f"pruning_params must be a dict or None, got {type(params).__name__}")
+    spec = PARAMETERS[method]
+    unknown = sorted(str(k) for k in params if k not in spec)
+    if unknown:
+        raise ValueError(f"unknown pruning_params {unknown} for pruning={method!r}; "
+                         f"accepted: {sorted(spec)}")
+    merged = {name: params.get(name, default) for name, (default, _) in spec.items()}
+    constraints = {name: rules for name, (_, rules) in spec.items()}
+    validate_parameters(f"pruning={method!r}", merged, constraints)
+    if method == "bound":
+        exponent = merged.pop("error_prior_exponent")
+        if exponent is not None:
+            if "r" in params:
+                raise ValueError("give either pruning_params['r'] or "
+                                 "pruning_params['error_prior_exponent'], not both")
+            merged["r"] = 2.0 ** (-float(exponent))
+        merged["r"] = float(merged["r"])
+        if not 0.0 < merged["r"] < 1.0 or math.isnan(merged["r"]):
+            raise ValueError(f"error prior ratio r must be in (0, 1), got {merged['r']}")
+    return merged

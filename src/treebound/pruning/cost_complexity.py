@@ -1,0 +1,323 @@
+"""CART cost-complexity pruning with K-fold cross-validation (Breiman et al., 1984, chapter 3),
+and M-CART (Leboeuf et al., 2020, section 6.2).
+
+Weakest link: with ``R(t)`` the risk of node ``t`` as a leaf and ``R(T_t)`` that of the subtree
+below it (both as fractions of the root's weight), the link strength of ``t`` is
+
+    g(t) = (R(t) - R(T_t)) / (c(L_{T_t}) - c(1)),
+
+``L_{T_t}`` the subtree's leaves. CART has ``c(L) = L`` (so ``g = (R(t) - R(T_t)) / (L - 1)``).
+Repeatedly collapsing the weakest link gives the nested sequence ``T_0 > T_1 > ... > root`` and
+the increasing ``alpha_0 = 0 < alpha_1 < ...`` at which each tree becomes optimal. M-CART uses
+``c(L) = d ln(m / d)`` with ``d = L ln(L ell)`` (``ell`` features, ``m`` examples), per subtree
+as in the paper's reference code.
+
+``R`` is the misclassification rate (``risk="error"``, Breiman chapter 3 and the paper) or the
+criterion's impurity (``risk="impurity"``, what scikit-learn's ``cost_complexity_pruning_path``
+uses); regression uses the squared error either way.
+
+Choosing ``alpha`` (Breiman section 3.4): every tree ``T_k`` stands for
+``alpha'_k = sqrt(alpha_k alpha_{k+1})``; trees regrown on ``K - 1`` folds with the same growth
+settings are pruned at ``alpha'_k`` and scored on the held-out fold. The "min" rule takes the
+``T_k`` of smallest CV error (the first one on ties, i.e. the largest tree), the "1se" rule the
+smallest tree whose CV error is within one standard error of that minimum.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+
+from treebound.pruning._core import finish, node_statistics
+from treebound.pruning._params import RISKS, RULES
+
+__all__ = [
+    "RULES",
+    "WeakestLinkSequence",
+    "cost_complexity_path",
+    "mcart_complexity",
+    "prune_cost_complexity_cv",
+    "weakest_link_sequence",
+]
+
+
+
+def mcart_complexity(n_examples: int, n_features: int):
+    """``c(L) = d ln(m / d)``, ``d = L ln(L ell)`` (M-CART, Leboeuf et al. section 6.2)."""
+    m, ell = float(n_examples), float(n_features)
+
+    def c(n_leaves):
+        L = np.asarray(n_leaves, dtype=np.float64)
+        d = L * np.log(L * ell)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = d * np.log(m / d)
+        return np.where(d > 0, out, 0.0)
+
+    return c
+
+
+#: Method -> factory ``(m, ell) -> c(L)``; ``None`` is CART's ``c(L) = L`` (the classic
+#: ``g = (R(t) - R(T_t)) / (L - 1)``, computed without a callable).
+COMPLEXITIES = {"ccp_cv": None, "mcart_cv": mcart_complexity}
+
+
+class WeakestLinkSequence:
+    """The weakest-link pruning sequence of a tree.
+
+    Attributes
+    ----------
+    links : list of (alpha, node)
+        Every single collapse in order (ties at the same alpha are separate entries, as in
+        scikit-learn's ``cost_complexity_pruning_path``).
+    alphas : ndarray
+        The distinct alphas ``alpha_0 = 0 < alpha_1 < ...``; tree ``T_k`` is the tree after all
+        links with ``alpha <= alphas[k]``.
+    step_of_node : ndarray of int
+        Index ``k`` of the first tree in which each internal node is a leaf (``-1`` for the
+        grown tree's leaves, a large value for nodes never collapsed themselves).
+    n_leaves, risk : ndarray
+        Leaves and total risk of every ``T_k``.
+    """
+
+    def __init__(self, links, alphas, step_of_node, n_leaves, risk):
+        self.links = links
+        self.alphas = alphas
+        self.step_of_node = step_of_node
+        self.n_leaves = n_leaves
+        self.risk = risk
+
+    def __len__(self) -> int:
+        return int(self.alphas.shape[0])
+
+    def make_leaf(self, k: int) -> np.ndarray:
+        """Collapse mask of ``T_k`` over the grown tree's nodes."""
+        return (self.step_of_node >= 0) & (self.step_of_node <= k)
+
+    def index_at(self, alpha: float) -> int:
+        """``k`` of the tree optimal at ``alpha`` (the last ``alphas[k] <= alpha``)."""
+        return int(np.searchsorted(self.alphas, alpha, side="right") - 1)
+
+
+def node_risk(tree, risk: str) -> np.ndarray:
+    """``R(t)`` of every node as a leaf, as a fraction of the root's weight."""
+    if risk not in RISKS:
+        raise ValueError(f"risk must be one of {RISKS}, got {risk!r}")
+    w = tree.weighted_n_node_samples
+    if tree.task == "classification" and risk == "error":
+        loss = tree.value.sum(axis=1) - tree.value.max(axis=1)
+    else:
+        loss = tree.impurity * w
+    return loss / w[0]
+
+
+def weakest_link_sequence(tree, risk: str = "error", complexity=None) -> WeakestLinkSequence:
+    """Weakest-link sequence of ``tree`` (see the module docstring).
+
+    ``complexity`` is ``c(L)`` as a vectorized callable, or ``None`` for CART's ``c(L) = L``.
+    Links whose denominator is not positive are never weak (``g = inf``); if only such links
+    remain, the sequence stops before the root.
+    """
+    stats = node_statistics(tree)
+    r_node = node_risk(tree, risk)
+    n = tree.n_nodes
+    fc = tree.first_child
+    r_branch = np.where(fc < 0, r_node, 0.0)
+    for i in range(n - 1, 0, -1):
+        r_branch[stats.parent[i]] += r_branch[i]
+    leaves = stats.subtree_leaves.copy()
+    candidate = fc >= 0
+    c1 = 1.0 if complexity is None else float(complexity(np.array([1]))[0])
+    parent = stats.parent
+    links = []
+    step_alpha = []
+    collapsed_at = np.full(n, -1, dtype=np.int64)
+    totals = [(int(leaves[0]), float(r_branch[0]))]
+    while candidate.any():
+        idx = np.flatnonzero(candidate)
+        gain = r_node[idx] - r_branch[idx]
+        if complexity is None:
+            denom = leaves[idx] - 1.0
+        else:
+            denom = complexity(leaves[idx]) - c1
+        with np.errstate(divide="ignore", invalid="ignore"):
+            g = np.where(denom > 0, gain / denom, np.inf)
+        best = int(np.argmin(g))
+        alpha = float(g[best])
+        if not math.isfinite(alpha):
+            break
+        v = int(idx[best])
+        links.append((alpha, v))
+        step_alpha.append(alpha)
+        collapsed_at[v] = len(links) - 1
+        d_leaves = int(leaves[v]) - 1
+        d_risk = float(r_node[v] - r_branch[v])
+        p = int(parent[v])
+        while p >= 0:
+            leaves[p] -= d_leaves
+            r_branch[p] += d_risk
+            p = int(parent[p])
+        below = stats.order[stats.preorder[v] : stats.subtree_end[v]]
+        candidate[below] = False
+        leaves[v] = 1
+        r_branch[v] = r_node[v]
+        totals.append((int(leaves[0]), float(r_branch[0])))
+    # Group equal alphas into the trees T_k of the sequence (alpha_0 = 0 is the grown tree
+    # with its zero-gain links already collapsed).
+    raw = np.asarray(step_alpha, dtype=np.float64)
+    alphas = [0.0]
+    tree_of_link = np.empty(len(links), dtype=np.int64)
+    for i, a in enumerate(raw.tolist()):
+        if a > alphas[-1] and not math.isclose(a, alphas[-1], rel_tol=1e-9, abs_tol=1e-15):
+            alphas.append(a)
+        tree_of_link[i] = len(alphas) - 1
+    big = np.iinfo(np.int64).max // 2
+    step_of_node = np.where(fc < 0, -1, big).astype(np.int64)
+    for i, (_, v) in enumerate(links):
+        step_of_node[v] = tree_of_link[i]
+    n_leaves = np.empty(len(alphas), dtype=np.int64)
+    risk_k = np.empty(len(alphas), dtype=np.float64)
+    n_leaves[0], risk_k[0] = totals[0]
+    for i in range(len(links)):
+        n_leaves[tree_of_link[i]], risk_k[tree_of_link[i]] = totals[i + 1]
+    return WeakestLinkSequence(links, np.asarray(alphas), step_of_node, n_leaves, risk_k)
+
+
+def cost_complexity_path(tree, risk: str = "impurity"):
+    """``(ccp_alphas, impurities)`` like scikit-learn's ``cost_complexity_pruning_path``: the
+    alpha of every single collapse (starting with 0) and the total risk after it."""
+    seq = weakest_link_sequence(tree, risk)
+    stats_risk = node_risk(tree, risk)
+    alphas = [0.0] + [a for a, _ in seq.links]
+    # Recompute the total risk after every single collapse.
+    leaf_mask = tree.first_child < 0
+    total = [float(stats_risk[leaf_mask].sum())]
+    stats = node_statistics(tree)
+    current = np.where(leaf_mask, stats_risk, 0.0)
+    alive = np.ones(tree.n_nodes, dtype=bool)
+    for _, v in seq.links:
+        below = stats.order[stats.preorder[v] : stats.subtree_end[v]]
+        current[below[alive[below]]] = 0.0
+        alive[below[1:]] = False
+        current[v] = stats_risk[v]
+        total.append(float(current.sum()))
+    return np.asarray(alphas), np.asarray(total)
+
+
+# ------------------------------------------------------------------------------- CV selection
+def _depth_levels(tree) -> list[np.ndarray]:
+    depth = tree.node_depth
+    order = np.argsort(depth, kind="stable")
+    bounds = np.searchsorted(depth[order], np.arange(1, depth.max() + 2))
+    return [order[a:b] for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+
+
+def _stop_nodes(tree, seq: WeakestLinkSequence, k: int, levels) -> np.ndarray:
+    """For every node, the node of ``T_k`` where a sample reaching it in the grown tree stops:
+    the first node on its root path that is a leaf of ``T_k``."""
+    stop = np.arange(tree.n_nodes, dtype=np.int64)
+    parent = tree.parent
+    is_stop = seq.step_of_node <= k  # grown leaves (-1) and nodes collapsed by T_k
+    for idx in levels:  # parents before children
+        p = parent[idx]
+        sp = stop[p]
+        stop[idx] = np.where(sp != p, sp, np.where(is_stop[p], p, idx))
+    return stop
+
+
+def fold_losses(tree, seq: WeakestLinkSequence, alphas_eval, X_val, y_val, w_val):
+    """Weighted sums of the held-out loss and of its square, for ``tree`` pruned at every alpha
+    of ``alphas_eval`` (0-1 loss for classification, squared error for regression)."""
+    leaves = tree.apply(X_val)
+    levels = _depth_levels(tree)
+    sums = np.empty(len(alphas_eval), dtype=np.float64)
+    squares = np.empty(len(alphas_eval), dtype=np.float64)
+    classification = tree.task == "classification"
+    for j, alpha in enumerate(alphas_eval):
+        k = seq.index_at(alpha) if math.isfinite(alpha) else len(seq) - 1
+        where = _stop_nodes(tree, seq, k, levels)[leaves]
+        if classification:
+            loss = (tree.majority_class[where] != y_val).astype(np.float64)
+        else:
+            loss = (tree.value[where, 0] - y_val) ** 2
+        sums[j] = float(np.dot(loss, w_val))
+        squares[j] = float(np.dot(loss * loss, w_val))
+    return sums, squares
+
+
+def prune_cost_complexity_cv(tree, fold_trees, *, method: str = "ccp_cv", rule: str = "min",
+                             risk: str = "error", n_features: int | None = None,
+                             started: float | None = None):
+    """Select a tree of ``tree``'s weakest-link sequence by cross-validation.
+
+    Parameters
+    ----------
+    tree : Tree
+        The tree grown on all the training data.
+    fold_trees : list of (Tree, X_val, y_val, w_val)
+        One tree per fold, grown with the same settings on the other folds, with its held-out
+        encoded data, targets (class indices or values) and weights.
+    method : {"ccp_cv", "mcart_cv"}
+    rule : {"min", "1se"}
+    risk : {"error", "impurity"}
+        ``R(t)`` of the weakest link (classification; regression always uses squared error).
+    n_features : int, optional
+        ``ell`` of M-CART's complexity (default: the tree's number of features).
+
+    Returns
+    -------
+    PruningResult
+        ``path`` lists ``(n_leaves, CV error)`` of every ``T_k``; ``info`` has ``alphas``,
+        ``cv_error``, ``cv_se``, ``index_min``, ``index_1se``, ``rule``, ``alpha``.
+    """
+    started = time.perf_counter() if started is None else started
+    if method not in COMPLEXITIES:
+        raise ValueError(f"method must be one of {tuple(COMPLEXITIES)}, got {method!r}")
+    if rule not in RULES:
+        raise ValueError(f"rule must be one of {RULES}, got {rule!r}")
+    ell = tree.n_features if n_features is None else int(n_features)
+
+    factory = COMPLEXITIES[method]
+
+    def complexity_of(t):
+        if factory is None:
+            return None
+        return factory(int(round(t.weighted_n_node_samples[0])), ell)
+
+    seq = weakest_link_sequence(tree, risk, complexity_of(tree))
+    alphas = seq.alphas
+    upper = np.append(alphas[1:], np.inf)
+    with np.errstate(invalid="ignore"):
+        representative = np.where(np.isfinite(upper), np.sqrt(alphas * upper), np.inf)
+    total_loss = np.zeros(len(alphas))
+    total_square = np.zeros(len(alphas))
+    total_weight = 0.0
+    for fold_tree, X_val, y_val, w_val in fold_trees:
+        fold_seq = weakest_link_sequence(fold_tree, risk, complexity_of(fold_tree))
+        sums, squares = fold_losses(fold_tree, fold_seq, representative, X_val, y_val, w_val)
+        total_loss += sums
+        total_square += squares
+        total_weight += float(np.sum(w_val))
+    if total_weight <= 0:
+        raise ValueError("cross-validation folds hold no validation weight")
+    cv_error = total_loss / total_weight
+    # Standard error of the mean held-out loss (Breiman 3.4.3 / 8.5): the binomial
+    # sqrt(R (1 - R) / N) for the 0-1 loss, the sample standard deviation for squared errors.
+    variance = np.clip(total_square / total_weight - cv_error**2, 0.0, None)
+    se = np.sqrt(variance / total_weight)
+    index_min = int(np.argmin(cv_error))
+    within = np.flatnonzero(cv_error <= cv_error[index_min] + se[index_min] + 1e-12)
+    index_1se = int(within.max())
+    chosen = index_min if rule == "min" else index_1se
+    path = list(zip(seq.n_leaves.tolist(), cv_error.tolist(), strict=True))
+    info = {"alphas": alphas.tolist(), "cv_error": cv_error.tolist(), "cv_se": se.tolist(),
+            "index_min": index_min, "index_1se": index_1se, "rule": rule,
+            "alpha": float(alphas[chosen]), "n_leaves_min": int(seq.n_leaves[index_min]),
+            "n_leaves_1se": int(seq.n_leaves[index_1se]), "risk": risk,
+            "n_folds": len(fold_trees),
+            # The nodes each rule turns into leaves, so the other rule's tree can be rebuilt
+            # with tree.collapse without cross-validating again.
+            "collapsed_min": np.flatnonzero(seq.make_leaf(index_min)).tolist(),
+            "collapsed_1se": np.flatnonzero(seq.make_leaf(index_1se)).tolist()}
+    return finish(tree, seq.make_leaf(chosen), method, path, None, started, info)

@@ -1,0 +1,146 @@
+"""The pruning and SRM benchmarks on tiny synthetic datasets: loader, grid, resume, Dask, CLI."""
+
+import gzip
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from treebound.cli.main import app
+from treebound.experiments.datasets import load_dataset, read_feature_types
+from treebound.experiments.grid import read_rows
+from treebound.experiments.paper_cart import paper_cart_cv
+from treebound.experiments.pruning_bench import default_datasets, run_benchmark
+from treebound.experiments.srm_bench import run_srm_benchmark
+from treebound.tree._builder import GrowthSettings, grow
+
+META = """#Generated automatically
+dataset: {name}
+task: classification
+target:
+  type: binary
+features: # list of features in the dataset
+  - name: a
+    type: {kind}
+    description: null
+  - name: b
+    type: {kind}
+"""
+
+
+def _write(dir_, name, X, y, kind="continuous"):
+    lines = ["a\tb\ttarget"] + [f"{r[0]}\t{r[1]}\t{t}" for r, t in zip(X, y, strict=True)]
+    with gzip.open(dir_ / f"{name}.tsv.gz", "wt") as handle:
+        handle.write("\n".join(lines) + "\n")
+    (dir_ / f"{name}.metadata.yaml").write_text(META.format(name=name, kind=kind))
+
+
+@pytest.fixture(scope="module")
+def data_dir(tmp_path_factory):
+    d = tmp_path_factory.mktemp("datasets")
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(160, 2)).round(3)
+    y = (X[:, 0] + X[:, 1] > 0).astype(int)
+    y[rng.random(160) < 0.15] ^= 1
+    _write(d, "toy", X, y)
+    Xn = rng.integers(0, 3, size=(120, 2))
+    yn = ((Xn[:, 0] == 1) | (Xn[:, 1] == 2)).astype(int)
+    _write(d, "nominal", Xn, yn, kind="categorical")
+    return d
+
+
+def test_loader_and_metadata(data_dir):
+    data = load_dataset(data_dir, "nominal")
+    assert data.X.shape == (120, 2) and data.n_classes == 2
+    assert data.feature_types == ("categorical", "categorical")
+    assert read_feature_types(data_dir / "toy.metadata.yaml") == [("a", "continuous"),
+                                                                   ("b", "continuous")]
+    assert default_datasets(data_dir, max_rows=150) == ["nominal"]
+    with pytest.raises(ValueError, match="not found"):
+        load_dataset(data_dir, "missing")
+    small = load_dataset(data_dir, "toy@40")
+    assert small.n_samples == 40 and small.name == "toy@40"
+    assert abs(small.y.mean() - load_dataset(data_dir, "toy").y.mean()) < 0.05  # stratified
+    with pytest.raises(ValueError, match="NAME@ROWS"):
+        load_dataset(data_dir, "toy@many")
+
+
+MODELS = ("original", "ccp_cv", "ccp_cv_1se", "ccp_cv_paper", "bound", "srm", "reduced_error")
+
+
+def test_pruning_benchmark_writes_tables_plot_and_resumes(data_dir, tmp_path):
+    out = tmp_path / "pruning.md"
+    rows = run_benchmark(data_dir, datasets=["toy"], n_splits=2, max_leaves=12,
+                         protocols=("purest_children",), models=MODELS, out_md=out,
+                         plot=tmp_path / "p.png", echo=lambda *_: None)
+    assert len(rows) == 2 * len(MODELS)
+    text = out.read_text()
+    assert "## Protocol `purest_children`" in text and "| toy |" in text
+    assert (tmp_path / "p.png").stat().st_size > 1000
+    bound = [r for r in rows if r["model"] == "bound"]
+    assert all(float(r["bound"]) > 0 for r in bound)
+    # Resume: only the third split runs; the first two rows are kept as they were.
+    seen = []
+    run_benchmark(data_dir, datasets=["toy"], n_splits=3, max_leaves=12,
+                  protocols=("purest_children",), models=MODELS, out_md=out, resume=True,
+                  echo=seen.append)
+    assert seen[0].startswith("1 splits to run (2 already")
+    assert len(read_rows(out.with_suffix(".csv"))) == 3 * len(MODELS)
+
+
+def test_dask_local_cluster_gives_the_same_runs(data_dir, tmp_path):
+    distributed = pytest.importorskip("dask.distributed")
+    kwargs = {"datasets": ["toy"], "n_splits": 2, "max_leaves": 10,
+              "protocols": ("top_down",), "models": ("original", "bound", "srm"),
+              "echo": lambda *_: None}
+    serial = run_benchmark(data_dir, out_md=tmp_path / "a.md", **kwargs)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                  dashboard_address=None) as cluster:
+        remote = run_benchmark(data_dir, out_md=tmp_path / "b.md",
+                               scheduler=cluster.scheduler_address, **kwargs)
+
+    def key(r):
+        return (r["split"], r["model"])
+
+    assert [(k, r["test_acc"], r["n_leaves"]) for k, r in sorted((key(r), r) for r in serial)] \
+        == [(k, r["test_acc"], r["n_leaves"]) for k, r in sorted((key(r), r) for r in remote)]
+
+
+def test_paper_cart_prunes_a_subtree():
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(200, 2))
+    y = (X[:, 0] > 0).astype(np.int32)
+    y[rng.random(200) < 0.2] ^= 1
+    settings = GrowthSettings(max_leaf_nodes=20)
+
+    def fold_grow(Xf, yf):
+        return grow(Xf, yf, np.ones(len(yf)), np.zeros(2, dtype=np.int64), settings, n_classes=2)
+
+    tree = fold_grow(X, y)
+    pruned, threshold = paper_cart_cv(tree, X, y, fold_grow, n_folds=5)
+    assert pruned.n_leaves < tree.n_leaves and threshold >= 0.0
+
+
+def test_srm_benchmark_on_nominal_data(data_dir, tmp_path):
+    out = tmp_path / "srm.md"
+    rows = run_srm_benchmark(data_dir, datasets=["nominal"], repetitions=1, out_md=out,
+                             echo=lambda *_: None)
+    assert {r["model"] for r in rows} == {"noprune", "cvprune", "srmprune"}
+    assert len(rows) == 2 * 10 * 3  # two split kinds, ten folds, three models
+    text = out.read_text()
+    assert "## multiway splits — Test error (%)" in text and "| nominal |" in text
+
+
+def test_cli_bench_pruning_and_errors(data_dir, tmp_path):
+    runner = CliRunner()
+    out = tmp_path / "cli.md"
+    result = runner.invoke(app, ["bench", "pruning", "--data-dir", str(data_dir), "--datasets",
+                                 "toy", "--splits", "1", "--max-leaves", "8", "--models",
+                                 "original,bound", "--protocols", "top_down", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert out.is_file() and "wrote" in result.output
+    bad = runner.invoke(app, ["bench", "pruning", "--data-dir", str(tmp_path / "nowhere")])
+    assert bad.exit_code == 2 and "does not exist" in bad.output
+    bad = runner.invoke(app, ["bench", "pruning", "--data-dir", str(data_dir), "--models",
+                              "magic", "--out", str(out)])
+    assert bad.exit_code == 2 and "unknown models" in bad.output

@@ -1,0 +1,15 @@
+"""The Examples of treebound.pruning are runnable and correct."""
+
+import doctest
+import importlib
+
+import pytest
+
+MODULES = ["treebound.pruning", "treebound.pruning.bound"]
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_examples(name):
+    module = importlib.import_module(name)
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0

@@ -1,0 +1,158 @@
+"""Pruning through the estimators and :func:`treebound.pruning.prune`: parameters, fitted
+attributes, persistence."""
+
+import json
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_breast_cancer, load_diabetes, load_iris
+
+from _pruning_oracles import is_pruned_subtree
+from treebound import DecisionTreeClassifier, DecisionTreeRegressor, load_model, save_model
+from treebound.pruning import METHODS, prune, resolve_params
+from treebound.pruning._params import PAPER_ERROR_PRIOR_RATIO, VARIANTS
+from treebound.theory import VARIANTS as THEORY_VARIANTS
+from treebound.theory.bounds import PAPER_ERROR_PRIOR_RATIO as THEORY_RATIO
+
+
+@pytest.fixture(scope="module")
+def cancer():
+    return load_breast_cancer(return_X_y=True)
+
+
+def test_constants_mirror_the_theory_module():
+    assert VARIANTS == THEORY_VARIANTS
+    assert PAPER_ERROR_PRIOR_RATIO == THEORY_RATIO
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_every_method_prunes_a_subtree_and_sets_attributes(cancer, method):
+    X, y = cancer
+    grown = DecisionTreeClassifier(random_state=0, max_leaf_nodes=30).fit(X, y)
+    model = DecisionTreeClassifier(random_state=0, max_leaf_nodes=30, pruning=method).fit(X, y)
+    assert model.get_n_leaves() <= 30
+    assert model.pruning_time_ >= 0.0
+    assert model.pruning_path_[0][0] >= model.pruning_path_[-1][0]
+    assert (model.bound_ is not None) == (method in ("bound", "srm"))
+    if method != "reduced_error":  # reduced_error grows on 80 % of the data
+        mask = np.zeros(grown.tree_.n_nodes, dtype=bool)
+        result = prune(grown, X, y, method=method, random_state=None)
+        mask |= result.make_leaf
+        assert is_pruned_subtree(grown.tree_, result.tree, result.old_to_new)
+        assert np.array_equal(result.tree.first_child, model.tree_.first_child)
+    assert model.score(X, y) > 0.85
+
+
+def test_prune_returns_a_copy_with_fitted_attributes(cancer):
+    X, y = cancer
+    grown = DecisionTreeClassifier(random_state=0).fit(X, y)
+    before = grown.tree_.n_nodes
+    result = prune(grown, method="bound", variant="loose")
+    assert grown.tree_.n_nodes == before  # the input is untouched
+    est = result.estimator
+    assert est is not grown and est.tree_ is result.tree
+    assert est.bound_ == result.bound and est.pruning_path_ == list(result.path)
+    assert est.pruning is None  # constructor parameters are left as they were
+    assert np.array_equal(est.predict(X), grown.classes_[result.tree.majority_class[
+        result.tree.apply(X)]])
+
+
+def test_prune_a_bare_tree_and_the_cv_methods_need_settings(cancer):
+    X, y = cancer
+    grown = DecisionTreeClassifier(random_state=0, max_leaf_nodes=20).fit(X, y)
+    result = prune(grown.tree_, method="srm")
+    assert result.estimator is None and result.tree.n_leaves <= 20
+    with pytest.raises(ValueError, match="settings"):
+        prune(grown.tree_, X, y, method="ccp_cv")
+    settings = grown._settings(*X.shape)
+    bare = prune(grown.tree_, X, y, method="ccp_cv", settings=settings, random_state=3)
+    assert bare.tree.n_leaves == prune(grown, X, y, method="ccp_cv", random_state=3).n_leaves
+    with pytest.raises(ValueError, match="needs the data"):
+        prune(grown, method="reduced_error")
+    with pytest.raises(TypeError, match="fitted treebound estimator"):
+        prune("tree", method="bound")
+    with pytest.raises(ValueError, match="not fitted on"):
+        prune(grown, X, np.full(len(y), 7), method="reduced_error")
+
+
+def test_pruning_params_validation(cancer):
+    X, y = cancer
+    with pytest.raises(ValueError, match=r"unknown pruning_params \['alpha', 'folds'\]"):
+        DecisionTreeClassifier(pruning="ccp_cv", pruning_params={"folds": 5, "alpha": 1}).fit(X, y)
+    with pytest.raises(ValueError, match="'rule'"):
+        DecisionTreeClassifier(pruning="ccp_cv", pruning_params={"rule": "2se"}).fit(X, y)
+    with pytest.raises(ValueError, match="'delta'"):
+        DecisionTreeClassifier(pruning="bound", pruning_params={"delta": 1.5}).fit(X, y)
+    with pytest.raises(ValueError, match="'n_folds'"):
+        DecisionTreeClassifier(pruning="ccp_cv", pruning_params={"n_folds": 2.5}).fit(X, y)
+    with pytest.raises(ValueError, match="'pruning'"):
+        DecisionTreeClassifier(pruning="cv").fit(X, y)
+    with pytest.raises(TypeError, match="'pruning_params'"):
+        DecisionTreeClassifier(pruning="bound", pruning_params=[("delta", 0.1)]).fit(X, y)
+    with pytest.raises(ValueError, match="not both"):
+        resolve_params("bound", {"r": 0.01, "error_prior_exponent": 13.1})
+    assert resolve_params("bound", {"error_prior_exponent": 13.1})["r"] == 2.0**-13.1
+    assert resolve_params("srm", None) == {"a1": 0.1, "a2": 2.0, "vc_bound": "lower"}
+
+
+def test_regressor_methods(cancer):
+    X, y = load_diabetes(return_X_y=True)
+    for method in ("ccp_cv", "mcart_cv", "reduced_error"):
+        model = DecisionTreeRegressor(random_state=0, pruning=method).fit(X, y)
+        assert model.get_n_leaves() < 100
+    for method in ("bound", "srm"):
+        with pytest.raises(ValueError, match="classification only"):
+            DecisionTreeRegressor(pruning=method).fit(X, y)
+
+
+def test_ccp_rules_and_random_state(cancer):
+    X, y = cancer
+    a = DecisionTreeClassifier(random_state=1, pruning="ccp_cv").fit(X, y)
+    b = DecisionTreeClassifier(random_state=1, pruning="ccp_cv").fit(X, y)
+    assert a.pruning_info_["cv_error"] == b.pruning_info_["cv_error"]
+    se = DecisionTreeClassifier(random_state=1, pruning="ccp_cv",
+                                pruning_params={"rule": "1se"}).fit(X, y)
+    assert se.get_n_leaves() == a.pruning_info_["n_leaves_1se"] <= a.get_n_leaves()
+
+
+def test_multiway_trees_bound_raises_srm_works():
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 4, size=(200, 3)).astype(float)
+    y = ((X[:, 0] == 1) | (X[:, 1] == 2)).astype(int)
+    y[rng.random(200) < 0.1] ^= 1
+    kw = {"categorical_features": [0, 1, 2], "categorical_split": "multiway"}
+    with pytest.raises(ValueError, match="binary tree"):
+        DecisionTreeClassifier(pruning="bound", **kw).fit(X, y)
+    model = DecisionTreeClassifier(pruning="srm", **kw).fit(X, y)
+    assert model.bound_ is not None
+    # Binary subset splits on categorical features: "bound" uses the documented extension.
+    binary = DecisionTreeClassifier(pruning="bound", categorical_features=[0, 1, 2]).fit(X, y)
+    assert binary.pruning_info_["n_features_effective"] == 3 * (2**3 - 1)
+
+
+@pytest.mark.parametrize("method", [None, "bound", "ccp_cv", "srm"])
+def test_json_round_trip_of_pruned_models(tmp_path, method):
+    X, y = load_iris(return_X_y=True)
+    model = DecisionTreeClassifier(random_state=0, pruning=method,
+                                   pruning_params={"n_folds": 5} if method == "ccp_cv" else None
+                                   ).fit(X, y)
+    path = tmp_path / "model.json"
+    save_model(model, path)
+    loaded = load_model(path)
+    assert loaded.pruning == method and loaded.pruning_params == model.pruning_params
+    assert loaded.bound_ == model.bound_
+    assert loaded.pruning_path_ == model.pruning_path_
+    assert loaded.pruning_time_ == model.pruning_time_
+    assert loaded.pruning_info_ == json.loads(json.dumps(model.pruning_info_))
+    assert np.array_equal(loaded.predict(X), model.predict(X))
+
+
+def test_corrupt_pruning_state_is_rejected():
+    X, y = load_iris(return_X_y=True)
+    data = DecisionTreeClassifier(pruning="bound").fit(X, y).to_dict()
+    for field, bad in (("bound", "small"), ("pruning_path", [[1.5, 0.2]]),
+                       ("pruning_time", -1), ("pruning_info", [])):
+        broken = json.loads(json.dumps(data))
+        broken["extra"][field] = bad
+        with pytest.raises(ValueError, match=f"extra.{field}"):
+            DecisionTreeClassifier.from_dict(broken)
