@@ -13,6 +13,12 @@ CONFIGS = {
         {"growth": "purest_children", "max_leaf_nodes": 9, "criterion": "entropy"},
         {"splitter": "hist", "max_bins": 8, "criterion": "sqrt"},
         {"max_features": 2, "random_state": 3, "min_samples_leaf": 2},
+        {"growth": "purest_children", "pruning": "bound"},
+        {"pruning": "bound", "pruning_params": {"variant": "loose", "delta": 0.2}},
+        {"pruning": "ccp_cv", "pruning_params": {"n_folds": 4}, "random_state": 1},
+        {"pruning": "mcart_cv", "pruning_params": {"n_folds": 3, "rule": "1se"}, "random_state": 0},
+        {"pruning": "srm"},
+        {"pruning": "reduced_error", "random_state": 2},
     ],
     DyadicTreeClassifier: [
         {},
@@ -24,8 +30,17 @@ CONFIGS = {
         {},
         {"growth": "top_down", "max_leaf_nodes": 7},
         {"splitter": "hist", "max_bins": 8},
+        {"pruning": "ccp_cv", "pruning_params": {"n_folds": 4}, "random_state": 1},
+        {"pruning": "reduced_error", "random_state": 2},
     ],
 }
+
+#: estimator instances run through scikit-learn's checks besides each class's defaults
+EXTRA_SKLEARN_CHECKED = [
+    DecisionTreeClassifier(pruning="bound"),
+    DecisionTreeClassifier(pruning="ccp_cv", pruning_params={"n_folds": 3}),
+    DecisionTreeRegressor(pruning="ccp_cv", pruning_params={"n_folds": 3}),
+]
 
 #: estimators whose predictions do not change under strictly increasing feature transforms
 #: (dyadic trees cut cells at midpoints of the rescaled range: only affine maps keep them)

@@ -104,3 +104,34 @@ def test_plot_command_writes_an_image(data_files, tmp_path):
     assert image.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     bad = runner.invoke(app, ["plot", str(csv), str(image)])
     assert bad.exit_code != 0 and "Traceback" not in bad.output
+
+
+def test_fit_prunes_by_the_bound_and_saves_the_bound(tmp_path):
+    from sklearn.datasets import load_breast_cancer
+
+    from treebound import load_model
+
+    X, y = load_breast_cancer(return_X_y=True, as_frame=True)
+    csv = tmp_path / "bc.csv"
+    X.assign(label=y).to_csv(csv, index=False)
+    model_path = tmp_path / "m.json"
+    result = runner.invoke(app, ["fit", str(csv), "--target", "label", "--growth",
+                                 "purest_children", "--pruning", "bound", "--pruning-param",
+                                 "delta=0.1", "--save", str(model_path)])
+    assert result.exit_code == 0, result.output
+    assert "pruned by bound from" in result.output and ", bound " in result.output
+    model = load_model(model_path)
+    assert model.bound_ is not None and model.pruning_path_[0][0] > model.get_n_leaves()
+    assert model.get_params()["pruning_params"] == {"delta": 0.1}
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--pruning", "nope"], "parameter 'pruning'"),
+    (["--pruning", "bound", "--pruning-param", "x"], "KEY=VALUE"),
+    (["--pruning", "bound", "--pruning-param", "bogus=1"], "unknown pruning_params ['bogus']"),
+])
+def test_fit_rejects_bad_pruning_options(data_files, args, message):
+    _, csv, _ = data_files
+    result = runner.invoke(app, ["fit", str(csv), "--target", "label", *args])
+    assert result.exit_code != 0 and message in result.output
+    assert "Traceback" not in result.output

@@ -41,6 +41,11 @@ def fit(
     seed: Annotated[int, typer.Option(help="Seed of the train/test split.")] = 0,
     save: Annotated[Path, typer.Option(help="Write the fitted model here (JSON).")] = None,
     show_tree: Annotated[bool, typer.Option(help="Print the tree and its rules.")] = True,
+    pruning: Annotated[str, typer.Option(
+        help="Prune the grown tree: bound (no CV), ccp_cv, mcart_cv, srm or reduced_error."
+    )] = None,
+    pruning_param: Annotated[list[str], typer.Option(
+        help="Option of the pruning method as KEY=VALUE (repeatable), e.g. delta=0.1.")] = None,
 ):
     """Fit a tree on DATA, report train/test scores, print the tree and its rules."""
     import numpy as np
@@ -66,7 +71,9 @@ def fit(
     cat = "auto" if categorical is None else [c.strip() for c in categorical.split(",") if c]
     params = dict(growth=growth, splitter=splitter, max_leaf_nodes=max_leaf_nodes,
                   max_depth=max_depth, min_samples_leaf=min_samples_leaf,
-                  categorical_features=cat, categorical_split=categorical_split)
+                  categorical_features=cat, categorical_split=categorical_split,
+                  pruning=pruning, pruning_params=_parse_pruning_params(pruning_param),
+                  random_state=seed)
     if task == "classification":
         model = DecisionTreeClassifier(criterion=criterion or "gini", **params)
     else:
@@ -83,6 +90,11 @@ def fit(
     typer.echo(f"{type(model).__name__}: {model.get_n_leaves()} leaves, depth {model.get_depth()}")
     typer.echo(f"train {metric}: {train_score:.4f}   test {metric}: {test_score:.4f}   "
                f"({len(y_train)} / {len(y_test)} rows)")
+    if pruning is not None:
+        path = model.pruning_path_
+        grown = f" from {path[0][0]} leaves" if path else ""
+        bound = "" if model.bound_ is None else f", bound {model.bound_:.4f}"
+        typer.echo(f"pruned by {pruning}{grown} in {model.pruning_time_:.3f} s{bound}")
     if show_tree:
         typer.echo("\n" + export_text(model))
         typer.echo("\nrules:\n" + format_rules(model))
@@ -94,6 +106,25 @@ def fit(
         except OSError as exc:
             _fail(f"cannot write {str(save)!r}: {exc}")
         typer.echo(f"\nmodel saved to {save}")
+
+
+def _parse_pruning_params(items) -> dict | None:
+    """``["delta=0.1", "variant=loose"]`` -> ``{"delta": 0.1, "variant": "loose"}``."""
+    import json
+
+    if not items:
+        return None
+    out = {}
+    for item in items:
+        key, sep, text = item.partition("=")
+        if not sep or not key.strip():
+            _fail(f"--pruning-param must look like KEY=VALUE, got {item!r}")
+        try:
+            value = json.loads(text)
+        except ValueError:
+            value = text  # a bare word such as loose or 1se
+        out[key.strip()] = value
+    return out
 
 
 def predict(

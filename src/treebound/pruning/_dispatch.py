@@ -26,7 +26,8 @@ def cv_folds(y, n_folds: int, seed: int, classification: bool):
 
     n = len(y)
     if n_folds > n:
-        raise ValueError(f"n_folds={n_folds} is larger than the number of samples ({n})")
+        raise ValueError(f"n_folds={n_folds} cross-validation needs at least {n_folds} "
+                         f"samples, got n_samples={n}")
     if classification:
         counts = np.bincount(np.asarray(y, dtype=np.int64))
         if counts[counts > 0].min() >= n_folds:

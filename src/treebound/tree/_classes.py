@@ -199,7 +199,6 @@ class BaseDecisionTree(BaseEstimator):
     def _extra_state(self) -> dict:
         return {"bound": getattr(self, "bound_", None),
                 "pruning_path": [list(p) for p in getattr(self, "pruning_path_", [])],
-                "pruning_time": getattr(self, "pruning_time_", 0.0),
                 "pruning_info": getattr(self, "pruning_info_", {})}
 
     def _restore_extra_state(self, extra: dict) -> None:
@@ -213,7 +212,9 @@ class BaseDecisionTree(BaseEstimator):
                 for p in path):
             raise ValueError("model field extra.pruning_path must be a list of "
                              "[n_leaves, objective] pairs")
-        seconds = extra.get("pruning_time", 0.0)
+        # Timings are not part of the model (same data and seed -> identical file); a file may
+        # still carry one.
+        seconds = extra.get("pruning_time", math.nan)
         if isinstance(seconds, bool) or not isinstance(seconds, int | float) or seconds < 0:
             raise ValueError("model field extra.pruning_time must be a non-negative number")
         info = extra.get("pruning_info", {})
@@ -373,7 +374,8 @@ class DecisionTreeClassifier(TreeClassifierMixin, ClassifierMixin, BaseDecisionT
     pruning_path_ : list of (int, float)
         ``(n_leaves, objective)`` of the trees the pruning visited (empty without pruning).
     pruning_time_ : float
-        Seconds spent pruning (including the fold trees of the CV methods).
+        Seconds spent pruning (including the fold trees of the CV methods); not saved in the
+        model file (a loaded model has NaN), so that equal fits give identical files.
     pruning_info_ : dict
         Method-specific details (e.g. alphas and CV errors, the 1-SE choice).
     """
