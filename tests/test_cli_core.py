@@ -135,3 +135,17 @@ def test_fit_rejects_bad_pruning_options(data_files, args, message):
     result = runner.invoke(app, ["fit", str(csv), "--target", "label", *args])
     assert result.exit_code != 0 and message in result.output
     assert "Traceback" not in result.output
+
+
+def test_plot_pruning_path_command(tmp_path, data_files):
+    _, csv, _ = data_files
+    pruned, grown = tmp_path / "pruned.json", tmp_path / "grown.json"
+    runner.invoke(app, ["fit", str(csv), "--target", "label", "--pruning", "ccp_cv",
+                        "--save", str(pruned)])
+    runner.invoke(app, ["fit", str(csv), "--target", "label", "--save", str(grown)])
+    image = tmp_path / "path.png"
+    result = runner.invoke(app, ["plot", str(pruned), str(image), "--pruning-path"])
+    assert result.exit_code == 0, result.output
+    assert image.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    bad = runner.invoke(app, ["plot", str(grown), str(image), "--pruning-path"])
+    assert bad.exit_code != 0 and "not pruned" in bad.output and "Traceback" not in bad.output

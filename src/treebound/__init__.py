@@ -1,6 +1,7 @@
 """treebound: decision trees whose size is chosen by learning theory instead of cross-validation."""
 
 from treebound.dyadic import DyadicTreeClassifier
+from treebound.pruning import plot_pruning_path, prune
 from treebound.tree import (
     DecisionTreeClassifier,
     DecisionTreeRegressor,
@@ -28,7 +29,9 @@ __all__ = [
     "export_text",
     "format_rules",
     "load_model",
+    "plot_pruning_path",
     "plot_tree",
+    "prune",
     "save_model",
     "to_rules",
 ]

@@ -176,8 +176,11 @@ def plot(
     out: Annotated[Path, typer.Argument(help="Image file to write (PNG, SVG or PDF).")],
     max_depth: Annotated[int, typer.Option(help="Draw only this many levels.")] = None,
     dpi: Annotated[int, typer.Option(help="Resolution of raster images.")] = 120,
+    pruning_path: Annotated[bool, typer.Option(
+        "--pruning-path", help="Draw the pruning path (objective vs leaves) instead of the tree."
+    )] = False,
 ):
-    """Draw a saved model's tree into an image file."""
+    """Draw a saved model's tree (or its pruning path) into an image file."""
     from treebound import load_model
 
     try:
@@ -191,9 +194,12 @@ def plot(
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from treebound import plot_tree
+    from treebound import plot_pruning_path, plot_tree
 
-    ax = plot_tree(model, max_depth=max_depth)
+    try:
+        ax = plot_pruning_path(model) if pruning_path else plot_tree(model, max_depth=max_depth)
+    except (ValueError, TypeError) as exc:
+        _fail(str(exc))
     try:
         ax.figure.savefig(out, dpi=dpi, bbox_inches="tight")
     except (OSError, ValueError) as exc:

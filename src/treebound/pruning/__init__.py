@@ -33,9 +33,10 @@ import copy
 import numpy as np
 
 from treebound.pruning._params import METHODS, PARAMETERS, REGRESSION_METHODS, resolve_params
+from treebound.pruning.plot import plot_pruning_path
 
-__all__ = ["METHODS", "PARAMETERS", "REGRESSION_METHODS", "PruningResult", "prune",
-           "resolve_params"]
+__all__ = ["METHODS", "PARAMETERS", "REGRESSION_METHODS", "PruningResult", "plot_pruning_path",
+           "prune", "resolve_params"]
 
 
 def __getattr__(name):

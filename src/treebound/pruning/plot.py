@@ -1,0 +1,68 @@
+"""The pruning path as a picture: the method's objective against the number of leaves.
+
+Every method records the ``(n_leaves, objective)`` pairs it visited (``pruning_path_`` of a
+fitted estimator, ``PruningResult.path``); this draws them and marks the tree that was kept.
+"""
+
+from __future__ import annotations
+
+import math
+
+#: What each method's objective is (the y-axis label).
+OBJECTIVES = {
+    "bound": "Shawe-Taylor risk bound ε (Leboeuf et al. Eq. 8)",
+    "ccp_cv": "cross-validated error of T_k",
+    "mcart_cv": "cross-validated error of T_k",
+    "srm": "Vapnik's bound E_g (Yıldız)",
+    "reduced_error": "error on the held-out rows",
+}
+
+
+def _path_of(model):
+    """``(method, [(n_leaves, objective)], final n_leaves)`` of an estimator or a result."""
+    if hasattr(model, "pruning_path_"):
+        method = getattr(model, "pruning", None)
+        if method is None:
+            raise ValueError("the model was not pruned (pruning=None): there is no path to plot")
+        return method, list(model.pruning_path_), int(model.tree_.n_leaves)
+    if hasattr(model, "path") and hasattr(model, "method"):
+        return model.method, list(model.path), int(model.tree.n_leaves)
+    raise TypeError("plot_pruning_path expects a pruned treebound estimator or a PruningResult, "
+                    f"got {type(model).__name__}")
+
+
+def plot_pruning_path(model, ax=None, *, label: str | None = None, color=None):
+    """Draw the pruning path of a pruned estimator (or :class:`PruningResult`) into ``ax``.
+
+    The objective (see :data:`OBJECTIVES`) is plotted against the number of leaves of each
+    tree the method visited, with the kept tree marked by a star. Call it again on the same
+    ``ax`` to compare several models or methods.
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    import matplotlib.pyplot as plt
+
+    method, path, kept = _path_of(model)
+    points = [(n, obj) for n, obj in path if obj is not None and math.isfinite(obj)]
+    if not points:
+        raise ValueError(f"the {method!r} pruning path has no finite objective to plot")
+    if ax is None:
+        _, ax = plt.subplots(figsize=(6.4, 4.0))
+    leaves = [n for n, _ in points]
+    values = [obj for _, obj in points]
+    order = sorted(range(len(points)), key=lambda i: leaves[i])
+    (line,) = ax.plot([leaves[i] for i in order], [values[i] for i in order], marker="o",
+                      markersize=3.5, linewidth=1.2, color=color, label=label or method)
+    kept_values = [obj for n, obj in points if n == kept]
+    if kept_values:
+        ax.plot([kept], [min(kept_values)], marker="*", markersize=14, color=line.get_color(),
+                markeredgecolor="black", linestyle="none",
+                label=f"kept: {kept} leaves" if label is None else None)
+    ax.set_xlabel("leaves")
+    ax.set_ylabel(OBJECTIVES.get(method, "objective"))
+    ax.set_title(f"pruning path ({method})")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize="small")
+    return ax
