@@ -83,8 +83,8 @@ def test_cli_writes_the_table(tmp_path):
 
 def test_cli_rejects_unknown_names_and_missing_files(tmp_path):
     result = CliRunner().invoke(app, ["bench", "dyadic", "--data-dir", str(tmp_path),
-                                      "--models", "bound"])
+                                      "--models", "optimal_tree"])
     assert result.exit_code != 0
-    assert "unknown model(s) ['bound']" in result.output
+    assert "unknown model(s) ['optimal_tree']" in result.output
     with pytest.raises(FileNotFoundError, match="dataset 'iris' not found"):
         run_benchmark(tmp_path, datasets=["iris"], models=["free_ddt"])

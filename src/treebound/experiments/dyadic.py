@@ -3,8 +3,7 @@
 Two registries drive ``treebound bench dyadic``:
 
 * :data:`MODELS`: name -> :class:`BenchModel` (a label and a factory of a fresh estimator with
-  ``fit``, ``predict`` and ``get_n_leaves``). Adding a model is one entry; bound-pruned trees
-  (issue 4) will be ``"bound": BenchModel("bound-pruned", lambda seed: ...)`` once they exist.
+  ``fit``, ``predict`` and ``get_n_leaves``). Adding a model is one entry.
 * :data:`DATASETS`: name -> :class:`BenchDataset`. Shared datasets are read from
   ``DATA_DIR/NAME.tsv.gz`` (last column ``target``) and evaluated by stratified 5-fold
   cross-validation; synthetic ones (a banknote-like set and the paper's settings: a smooth Bayes
@@ -127,6 +126,14 @@ def _cyclic_ddt(seed):
     return DyadicTreeClassifier(variant="cyclic")
 
 
+def _bound_pruned(seed):
+    from treebound import DecisionTreeClassifier
+
+    # Leboeuf et al.'s protocol: grow 40 leaves in the reference code's order, prune by the bound
+    return DecisionTreeClassifier(growth="purest_children", max_leaf_nodes=40, pruning="bound",
+                                  random_state=seed)
+
+
 def _greedy(seed):
     from treebound import DecisionTreeClassifier
 
@@ -203,10 +210,13 @@ MODELS: dict[str, BenchModel] = {
     "cyclic_ddt": BenchModel("cyclic DDT", _cyclic_ddt, note="same L as free DDT"),
     "cart_ccp_cv": BenchModel("CART + ccp_cv", lambda seed: CartCostComplexityCV(random_state=seed),
                               note="scikit-learn CART, α by 10-fold CV (min error)"),
+    "bound": BenchModel("bound-pruned tree", _bound_pruned,
+                        note="Gini, 40 leaves in purest_children order, pruned by the "
+                             "Shawe-Taylor bound (Leboeuf et al. Algorithm 3, no CV)"),
     "greedy": BenchModel("treebound greedy", _greedy, note="Gini, grown to purity (unpruned)"),
 }
 DEFAULT_MODELS = ("free_ddt", "free_ddt_coarse", "free_ddt_cv", "cyclic_ddt", "cart_ccp_cv",
-                  "greedy")
+                  "bound", "greedy")
 
 
 # --------------------------------------------------------------------------- datasets
