@@ -107,13 +107,37 @@ def upper_hull(values):
 
 
 @njit(**JIT_OPTIONS)
-def pair_sums_at(log_left, log_right, n_left, n_right, log_two_ell, m, use_binomial, out):
+def finite_spans(table):
+    """Per row: first and last index of a finite entry (``(0, -1)`` for an all ``-inf`` row)."""
+    n_rows, n_cols = table.shape
+    spans = np.empty((n_rows, 2), dtype=np.int64)
+    for r in range(n_rows):
+        first = 0
+        last = -1
+        for k in range(n_cols):
+            if table[r, k] != NEG_INF:
+                first = k
+                break
+        for k in range(n_cols - 1, -1, -1):
+            if table[r, k] != NEG_INF:
+                last = k
+                break
+        spans[r, 0] = first
+        spans[r, 1] = last
+    return spans
+
+
+@njit(**JIT_OPTIONS)
+def pair_sums_at(log_left, log_right, n_left, n_right, log_two_ell, m, use_binomial, out,
+                 left_spans, right_spans):
     """Theorem 9's inner sums for one ``m`` and every pair of part counts ``(a, b)``.
 
     ``out[a, b] = log sum_{k=n_left}^{m-n_right} w(m, k) pi_l^a(k) pi_r^b(m-k)`` with
     ``w = min(2 ell, C(m, k))`` when ``use_binomial`` else ``w = 2 ell``. Two passes: the largest
     term, then the sum of ``exp(term - largest)`` (every term is positive, so this is accurate to a
-    few ulps per term and costs one ``exp`` per term).
+    few ulps per term and costs one ``exp`` per term). ``*_spans`` (:func:`finite_spans` of the
+    tables) only narrow the loops to the ``k`` where both factors can be finite: the terms
+    skipped are zero, so the result is the same to the bit.
     """
     n_a = out.shape[0]
     n_b = out.shape[1]
@@ -134,8 +158,10 @@ def pair_sums_at(log_left, log_right, n_left, n_right, log_two_ell, m, use_binom
                 log_w[k - k_lo] = log_binom
     for a in range(1, n_a):
         for b in range(1, n_b):
+            i_lo = max(0, left_spans[a, 0] - k_lo, m - right_spans[b, 1] - k_lo)
+            i_hi = min(n_k - 1, left_spans[a, 1] - k_lo, m - right_spans[b, 0] - k_lo)
             top = NEG_INF
-            for i in range(n_k):
+            for i in range(i_lo, i_hi + 1):
                 k = k_lo + i
                 t = log_left[a, k] + log_right[b, m - k]
                 if t > NEG_INF:
@@ -145,7 +171,7 @@ def pair_sums_at(log_left, log_right, n_left, n_right, log_two_ell, m, use_binom
             if top == NEG_INF:
                 continue
             acc = 0.0
-            for i in range(n_k):
+            for i in range(i_lo, i_hi + 1):
                 k = k_lo + i
                 t = log_left[a, k] + log_right[b, m - k]
                 if t > NEG_INF:
@@ -185,9 +211,12 @@ def node_sums_direct(log_left, log_right, n_left, n_right, log_two_ell, m_start,
     out = np.full((n_parts_max + 1, max(n_m, 0)), NEG_INF)
     pairs = np.empty((log_left.shape[0], log_right.shape[0]))
     col = np.empty(n_parts_max + 1)
+    left_spans = finite_spans(log_left)
+    right_spans = finite_spans(log_right)
     for i in range(n_m):
         m = m_start + i
-        pair_sums_at(log_left, log_right, n_left, n_right, log_two_ell, m, use_binomial, pairs)
+        pair_sums_at(log_left, log_right, n_left, n_right, log_two_ell, m, use_binomial, pairs,
+                     left_spans, right_spans)
         combine_pairs(pairs, log_coef, n_parts_max, col)
         for c in range(1, n_parts_max + 1):
             out[c, i] = col[c]

@@ -26,8 +26,12 @@ from treebound._kernels.partitioning import (
     log_cumsum,
     log_sum_rows,
     node_sums_direct,
-    tilted_window,
     upper_hull,
+)
+from treebound._kernels.tilted_convolution import (
+    accept_tilted_outputs,
+    combine_tilted_spectra,
+    tilted_window_block,
 )
 from treebound.theory.combinatorics import partition_merge_count
 
@@ -181,84 +185,75 @@ def tilted_fft_convolutions(F, G, left_leaves, right_leaves, n_parts_max, m_star
     ``E <= tolerance * value``; all terms are positive, so nothing cancels below that bound.
     Outputs no tilt resolves are summed directly. Tilts are placed from the top output
     downwards, each centred just below the band the previous one resolved.
+
+    Per tilt, all rows of a side are windowed into one block and transformed by one batched real
+    FFT (each row's transform is the same computation as alone, so ``eta`` is unchanged); the
+    spectra of all output rows ``c`` are combined in a kernel, which also sums ``E`` per row
+    ``c`` with the same weights, and inverted by one batched transform.
     """
     C = n_parts_max
     n_out = m_end - m_start + 1
     out = np.full((C + 1, n_out), -np.inf)
-    rows_a = [a for a in range(2, F.shape[0]) if np.any(np.isfinite(F[a]))]
-    rows_b = [b for b in range(2, G.shape[0]) if np.any(np.isfinite(G[b]))]
-    pairs = {c: [(a, b) for a in rows_a for b in rows_b if np.isfinite(log_coef[a, b, c])]
-             for c in range(2, C + 1)}
+    rows_a = np.array([a for a in range(2, F.shape[0]) if np.any(np.isfinite(F[a]))],
+                      dtype=np.int64)
+    rows_b = np.array([b for b in range(2, G.shape[0]) if np.any(np.isfinite(G[b]))],
+                      dtype=np.int64)
+    # Output rows c with at least one pair (a, b) of finite rows and a nonzero merge count.
+    has_pairs = np.zeros(C + 1, dtype=bool)
+    if rows_a.size and rows_b.size:
+        has_pairs[2:] = np.isfinite(log_coef[np.ix_(rows_a, rows_b)][:, :, 2 : C + 1]).any(
+            axis=(0, 1))
     pending = np.zeros((C + 1, n_out), dtype=bool)
-    for c, pc in pairs.items():
-        if pc:
-            pending[c] = True
+    pending[has_pairs] = True
     if not pending.any():
         return out
     tilt = _TiltSelector(np.max(F[rows_a], axis=0), np.max(G[rows_b], axis=0))
     eps = np.finfo(np.float64).eps
     drop = math.exp(-TILT_WINDOW)
     target = m_end
-    while pending.any():
-        n_pending = np.count_nonzero(pending)
+    n_pending = int(np.count_nonzero(pending))
+    while n_pending:
         top = m_start + int(np.flatnonzero(pending.any(axis=0))[-1])
         target = min(target, top)
         theta = tilt(target)
         len_f = top - right_leaves + 1
         len_g = top - left_leaves + 1
-        win_f = _tilted_windows(F, rows_a, len_f, theta)
-        win_g = _tilted_windows(G, rows_b, len_g, theta)
-        if not win_f or not win_g:
+        # Every row's window in one block per side: one batched transform each.
+        lo_f, win_f, scale_f, n2_f, n1_f = tilted_window_block(F, rows_a, len_f, theta,
+                                                               TILT_WINDOW)
+        lo_g, win_g, scale_g, n2_g, n1_g = tilted_window_block(G, rows_b, len_g, theta,
+                                                               TILT_WINDOW)
+        if lo_f < 0 or lo_g < 0:
             break
-        lo_f = min(w[0] for w in win_f.values())
-        hi_f = max(w[0] + w[1].shape[0] for w in win_f.values())
-        lo_g = min(w[0] for w in win_g.values())
-        hi_g = max(w[0] + w[1].shape[0] for w in win_g.values())
-        N = scipy.fft.next_fast_len((hi_f - lo_f) + (hi_g - lo_g) - 1, real=True)
-        spec_f = {a: _spectrum(w, lo_f, N) for a, w in win_f.items()}
-        spec_g = {b: _spectrum(w, lo_g, N) for b, w in win_g.items()}
+        N = scipy.fft.next_fast_len(win_f.shape[1] + win_g.shape[1] - 1, real=True)
         # Conv index i holds output m = i + lo_f + lo_g.
         i_lo = max(m_start - lo_f - lo_g, 0)
         i_hi = min(top - lo_f - lo_g, N - 1)
-        error_factor = FFT_ERROR_FACTOR * eps * math.log2(N)
-        for c, pc in pairs.items():
-            if not pc or i_hi < i_lo or not pending[c, : top - m_start + 1].any():
-                continue
-            usable = [(a, b) for a, b in pc if a in win_f and b in win_g]
-            if not usable:
-                continue
-            logw = np.array([log_coef[a, b, c] + win_f[a][2] + win_g[b][2] for a, b in usable])
-            shift = logw.max()
-            w = np.exp(logw - shift)
-            spec = np.zeros(N // 2 + 1, dtype=np.complex128)
-            bound = 0.0
-            for (a, b), wab in zip(usable, w, strict=True):
-                if wab == 0.0:
-                    continue
-                spec += wab * spec_f[a] * spec_g[b]
-                _, xa, _, n2a, n1a = win_f[a]
-                _, yb, _, n2b, n1b = win_g[b]
-                bound += wab * (error_factor * n2a * n2b + drop * (len_f * n1b + len_g * n1a))
-            h = scipy.fft.irfft(spec, N)[i_lo : i_hi + 1]
-            m_values = np.arange(i_lo, i_hi + 1) + lo_f + lo_g
-            cols = m_values - m_start
-            ok = pending[c, cols] & (h * tolerance > bound)
-            idx = np.flatnonzero(ok)
-            out[c, cols[idx]] = np.log(h[idx]) + shift + theta * m_values[idx]
-            pending[c, cols[idx]] = False
+        parts = np.flatnonzero(has_pairs & pending[:, : top - m_start + 1].any(axis=1))
+        accepted = 0
+        if i_hi >= i_lo and parts.size:
+            spec, shift, bound, usable = combine_tilted_spectra(
+                scipy.fft.rfft(win_f, N, axis=1), scipy.fft.rfft(win_g, N, axis=1), rows_a,
+                rows_b, scale_f, scale_g, n2_f, n2_g, n1_f, n1_g, log_coef, parts,
+                FFT_ERROR_FACTOR * eps * math.log2(N), drop, len_f, len_g)
+            h = scipy.fft.irfft(spec, N, axis=1)
+            accepted = accept_tilted_outputs(h, parts, usable, shift, bound, i_lo, i_hi,
+                                             lo_f + lo_g, m_start, theta, tolerance, pending,
+                                             out)
+        n_pending -= accepted
         # Outputs at the top that this tilt did not resolve are summed directly: just the top one
         # when the tilt made progress, else a block below it (a corner of the envelopes that no
         # single tilt centres, e.g. where a subtree's bound leaves the Stirling regime).
         if pending[:, top - m_start].any():
-            progress = np.count_nonzero(pending) < n_pending
-            block = 1 if progress else DIRECT_BLOCK
+            block = 1 if accepted else DIRECT_BLOCK
             lo = max(m_start, top - block + 1)
             direct = node_sums_direct(F, G, left_leaves, right_leaves, 0.0, lo, top, False,
                                       log_coef, C)
             sl = slice(lo - m_start, top - m_start + 1)
             out[:, sl] = np.where(pending[:, sl], direct, out[:, sl])
+            n_pending -= int(np.count_nonzero(pending[:, sl]))
             pending[:, sl] = False
-        if not pending.any():
+        if not n_pending:
             break
         # Centre the next tilt just below the band this one resolved (bands scale with m).
         resolved = ~pending[:, : target - m_start + 1].any(axis=0)
@@ -318,23 +313,6 @@ class _TiltSelector:
             # The target is a hull vertex: any slope between the two edges centres it.
             return float(max(0.5 * (self.slopes[i] + self.slopes[i + 1]), 0.0))
         return float(max(self.slopes[i], 0.0))
-
-
-def _tilted_windows(table, rows, length, theta):
-    """Per row: (offset, x, log scale, ||x||_2, ||x||_1) of the tilted, rescaled peak window."""
-    out = {}
-    for a in rows:
-        first, x, s, n2, n1 = tilted_window(table[a], length, theta, TILT_WINDOW)
-        if first >= 0:
-            out[a] = (first, x, s, n2, n1)
-    return out
-
-
-def _spectrum(window, origin, N):
-    first, x = window[0], window[1]
-    padded = np.zeros(N)
-    padded[first - origin : first - origin + x.shape[0]] = x
-    return scipy.fft.rfft(padded)
 
 
 # ---------------------------------------------------------------------------- tight, exact
