@@ -65,26 +65,6 @@ def log_cumsum(log_values, start):
 
 
 @njit(**JIT_OPTIONS)
-def log_sum_rows(rows):
-    """Column-wise ``log sum_i exp(rows[i, j])`` (max-shifted; ``-inf`` for empty columns)."""
-    n_rows, n_cols = rows.shape
-    out = np.empty(n_cols)
-    for j in range(n_cols):
-        top = NEG_INF
-        for i in range(n_rows):
-            if rows[i, j] > top:
-                top = rows[i, j]
-        if top == NEG_INF:
-            out[j] = NEG_INF
-            continue
-        acc = 0.0
-        for i in range(n_rows):
-            acc += math.exp(rows[i, j] - top)
-        out[j] = top + math.log(acc)
-    return out
-
-
-@njit(**JIT_OPTIONS)
 def upper_hull(values):
     """Indices of the vertices of the upper concave hull of ``(k, values[k])`` (finite entries)."""
     n = values.shape[0]
@@ -129,7 +109,7 @@ def finite_spans(table):
 
 @njit(**JIT_OPTIONS)
 def pair_sums_at(log_left, log_right, n_left, n_right, log_two_ell, m, use_binomial, out,
-                 left_spans, right_spans):
+                 left_spans, right_spans, needed):
     """Theorem 9's inner sums for one ``m`` and every pair of part counts ``(a, b)``.
 
     ``out[a, b] = log sum_{k=n_left}^{m-n_right} w(m, k) pi_l^a(k) pi_r^b(m-k)`` with
@@ -137,7 +117,8 @@ def pair_sums_at(log_left, log_right, n_left, n_right, log_two_ell, m, use_binom
     term, then the sum of ``exp(term - largest)`` (every term is positive, so this is accurate to a
     few ulps per term and costs one ``exp`` per term). ``*_spans`` (:func:`finite_spans` of the
     tables) only narrow the loops to the ``k`` where both factors can be finite: the terms
-    skipped are zero, so the result is the same to the bit.
+    skipped are zero, so the result is the same to the bit. Pairs with ``needed[a, b]`` false
+    are not summed (left ``-inf``).
     """
     n_a = out.shape[0]
     n_b = out.shape[1]
@@ -158,6 +139,8 @@ def pair_sums_at(log_left, log_right, n_left, n_right, log_two_ell, m, use_binom
                 log_w[k - k_lo] = log_binom
     for a in range(1, n_a):
         for b in range(1, n_b):
+            if not needed[a, b]:
+                continue
             i_lo = max(0, left_spans[a, 0] - k_lo, m - right_spans[b, 1] - k_lo)
             i_hi = min(n_k - 1, left_spans[a, 1] - k_lo, m - right_spans[b, 0] - k_lo)
             top = NEG_INF
@@ -207,19 +190,42 @@ def node_sums_direct(log_left, log_right, n_left, n_right, log_two_ell, m_start,
     minimum with ``S(m, c)``. Cost ``O(sum_m m * pairs)``: used for small ``m`` (where
     ``min(2 ell, C(m, k))`` is not constant), as the oracle of the FFT path, and for single values.
     """
+    wanted = np.ones(n_parts_max + 1, dtype=np.bool_)
+    return node_sums_direct_rows(log_left, log_right, n_left, n_right, log_two_ell, m_start,
+                                 m_end, use_binomial, log_coef, wanted)
+
+
+@njit(**JIT_OPTIONS)
+def node_sums_direct_rows(log_left, log_right, n_left, n_right, log_two_ell, m_start, m_end,
+                          use_binomial, log_coef, wanted_rows):
+    """:func:`node_sums_direct` for the rows ``c`` with ``wanted_rows[c]`` only (others ``-inf``).
+
+    Only the pairs ``(a, b)`` that some wanted row combines are summed; the wanted rows are the
+    same to the bit as in the full computation.
+    """
+    n_parts_max = wanted_rows.shape[0] - 1
     n_m = m_end - m_start + 1
     out = np.full((n_parts_max + 1, max(n_m, 0)), NEG_INF)
-    pairs = np.empty((log_left.shape[0], log_right.shape[0]))
+    n_a = log_left.shape[0]
+    n_b = log_right.shape[0]
+    needed = np.zeros((n_a, n_b), dtype=np.bool_)
+    for c in range(1, n_parts_max + 1):  # the pairs combine_pairs reads for row c
+        if wanted_rows[c]:
+            for a in range(1, min(c, n_a - 1) + 1):
+                for b in range(max(1, c - a), min(c, n_b - 1) + 1):
+                    needed[a, b] = True
+    pairs = np.empty((n_a, n_b))
     col = np.empty(n_parts_max + 1)
     left_spans = finite_spans(log_left)
     right_spans = finite_spans(log_right)
     for i in range(n_m):
         m = m_start + i
         pair_sums_at(log_left, log_right, n_left, n_right, log_two_ell, m, use_binomial, pairs,
-                     left_spans, right_spans)
+                     left_spans, right_spans, needed)
         combine_pairs(pairs, log_coef, n_parts_max, col)
         for c in range(1, n_parts_max + 1):
-            out[c, i] = col[c]
+            if wanted_rows[c]:
+                out[c, i] = col[c]
     return out
 
 
@@ -262,3 +268,75 @@ def tilted_window(log_values, length, theta, window):
         n2 += x[i] * x[i]
         n1 += x[i]
     return first, x, s, math.sqrt(n2), n1
+
+
+@njit(**JIT_OPTIONS)
+def constant_weight_sums(log_left, log_right, n_left, n_right, log_two_ell, m_start, m_end,
+                         log_coef, conv):
+    """Theorem 9's sums ``log N_c(m)`` where the weight is the constant ``2 ell``.
+
+    The pairs with ``a = 1`` (``pi_l^1(k) = 1``) are prefix sums of ``pi_r^b`` from ``n_right``
+    (for ``b = 1`` just the number of terms, ``m - L + 1``), those with ``b = 1`` prefix sums of
+    ``pi_l^a`` from ``n_left``; ``conv[c]`` (``-inf`` where absent) holds the pairs with
+    ``a, b >= 2``, already combined per ``c``. Row ``c`` (``1 <= c < conv.shape[0]``) of the result
+    is the log-sum of its terms, each weighted by ``log_coef`` and ``2 ell`` (max-shifted: one ``exp``
+    per term); rows without terms stay ``-inf``.
+    """
+    n_parts_max = conv.shape[0] - 1
+    n_out = m_end - m_start + 1
+    n_b = min(n_parts_max, log_right.shape[0] - 1)
+    n_a = min(n_parts_max, log_left.shape[0] - 1)
+    # values[t, i]: log of 2 ell times the prefix sum of pair t at m = m_start + i.
+    values = np.empty((n_b + max(n_a - 1, 0), n_out))
+    for i in range(n_out):
+        values[0, i] = log_two_ell + math.log(m_start + i - n_left - n_right + 1.0)
+    for b in range(2, n_b + 1):
+        prefix = log_cumsum(log_right[b], n_right)
+        for i in range(n_out):
+            values[b - 1, i] = log_two_ell + prefix[m_start + i - n_left]
+    for a in range(2, n_a + 1):
+        prefix = log_cumsum(log_left[a], n_left)
+        for i in range(n_out):
+            values[n_b + a - 2, i] = log_two_ell + prefix[m_start + i - n_right]
+    out = np.full((n_parts_max + 1, n_out), NEG_INF)
+    term_row = np.empty(values.shape[0], dtype=np.int64)
+    term_coef = np.empty(values.shape[0])
+    for c in range(1, n_parts_max + 1):
+        n_terms = 0
+        for b in range(1, n_b + 1):  # pair (1, b) feeds c = b and c = b + 1
+            if (c == b or c == b + 1) and log_coef[1, b, c] != NEG_INF:
+                term_row[n_terms] = b - 1
+                term_coef[n_terms] = log_coef[1, b, c]
+                n_terms += 1
+        for a in range(2, n_a + 1):  # pair (a, 1) feeds c = a and c = a + 1
+            if c == a or c == a + 1:
+                term_row[n_terms] = n_b + a - 2
+                term_coef[n_terms] = log_coef[a, 1, c]
+                n_terms += 1
+        use_conv = False
+        if c >= 2:
+            for i in range(n_out):
+                if conv[c, i] != NEG_INF:
+                    use_conv = True
+                    break
+        if n_terms == 0 and not use_conv:
+            continue
+        for i in range(n_out):
+            top = NEG_INF
+            for t in range(n_terms):
+                v = term_coef[t] + values[term_row[t], i]
+                if v > top:
+                    top = v
+            if use_conv:
+                v = log_two_ell + conv[c, i]
+                if v > top:
+                    top = v
+            if top == NEG_INF:
+                continue
+            acc = 0.0
+            for t in range(n_terms):
+                acc += math.exp(term_coef[t] + values[term_row[t], i] - top)
+            if use_conv:
+                acc += math.exp(log_two_ell + conv[c, i] - top)
+            out[c, i] = top + math.log(acc)
+    return out

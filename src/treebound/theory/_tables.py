@@ -23,9 +23,9 @@ import numpy as np
 import scipy.fft
 
 from treebound._kernels.partitioning import (
-    log_cumsum,
-    log_sum_rows,
+    constant_weight_sums,
     node_sums_direct,
+    node_sums_direct_rows,
     upper_hull,
 )
 from treebound._kernels.tilted_convolution import (
@@ -105,38 +105,17 @@ def log_node_sums(left_leaves, right_leaves, log_left, log_right, n_parts_max, m
         return out
     if method not in ("auto", "fft"):
         raise ValueError(f"unknown method {method!r}: expected 'auto', 'fft' or 'direct'")
-    m = np.arange(m_mid, m_end + 1)
     Cl = log_left.shape[0] - 1
     Cr = log_right.shape[0] - 1
-    terms = [[] for _ in range(C + 1)]
-    # a = 1 (pi_l^1(k) = 1 for k >= 1): sum_k pi_r^b(m-k) is a prefix sum of pi_r^b from L_r.
-    for b in range(1, min(C, Cr) + 1):
-        if b == 1:  # pi^1 = 1: the sum just counts the m - L_T + 1 terms
-            values = log_two_ell + np.log(m - left_leaves - right_leaves + 1.0)
-        else:
-            prefix = log_cumsum(np.ascontiguousarray(log_right[b]), right_leaves)
-            values = log_two_ell + prefix[m - left_leaves]
-        for c in (b, b + 1):
-            if 1 <= c <= C and np.isfinite(log_coef[1, b, c]):
-                terms[c].append(log_coef[1, b, c] + values)
-    # b = 1, a >= 2: prefix sums of pi_l^a from L_l.
-    for a in range(2, min(C, Cl) + 1):
-        prefix = log_cumsum(np.ascontiguousarray(log_left[a]), left_leaves)
-        values = log_two_ell + prefix[m - right_leaves]
-        for c in (a, a + 1):
-            if c <= C:
-                terms[c].append(log_coef[a, 1, c] + values)
-    # a, b >= 2: genuine convolutions.
+    # a, b >= 2: genuine convolutions; the pairs with a = 1 or b = 1 are prefix sums, combined
+    # with them in one kernel.
     if Cl >= 2 and Cr >= 2:
         conv = convolution_sums(left_leaves, right_leaves, log_left, log_right, C, m_mid, m_end,
                                 log_coef, method)
-        for c in range(2, C + 1):
-            if np.any(np.isfinite(conv[c])):
-                terms[c].append(log_two_ell + conv[c])
-    block = out[:, m_mid - m_start :]
-    for c in range(1, C + 1):
-        if terms[c]:
-            block[c] = log_sum_rows(np.vstack(terms[c]))
+    else:
+        conv = np.full((C + 1, n_out), -np.inf)
+    out[:, m_mid - m_start :] = constant_weight_sums(
+        log_left, log_right, left_leaves, right_leaves, log_two_ell, m_mid, m_end, log_coef, conv)
     return out
 
 
@@ -247,9 +226,10 @@ def tilted_fft_convolutions(F, G, left_leaves, right_leaves, n_parts_max, m_star
         if pending[:, top - m_start].any():
             block = 1 if accepted else DIRECT_BLOCK
             lo = max(m_start, top - block + 1)
-            direct = node_sums_direct(F, G, left_leaves, right_leaves, 0.0, lo, top, False,
-                                      log_coef, C)
             sl = slice(lo - m_start, top - m_start + 1)
+            # Only the rows still pending there (often one or two): fewer pairs to sum.
+            direct = node_sums_direct_rows(F, G, left_leaves, right_leaves, 0.0, lo, top, False,
+                                           log_coef, pending[:, sl].any(axis=1))
             out[:, sl] = np.where(pending[:, sl], direct, out[:, sl])
             n_pending -= int(np.count_nonzero(pending[:, sl]))
             pending[:, sl] = False
@@ -263,10 +243,10 @@ def tilted_fft_convolutions(F, G, left_leaves, right_leaves, n_parts_max, m_star
         width = max(run - 1, 0)
         target = max(m_start, new_top - int(0.8 * width * new_top / max(target, 1)))
     # Anything left (no usable window) is summed directly.
-    for c in range(2, C + 1):
-        for col in np.flatnonzero(pending[c]):
-            out[c, col] = node_sums_direct(F, G, left_leaves, right_leaves, 0.0, m_start + col,
-                                           m_start + col, False, log_coef, C)[c, 0]
+    for col in np.flatnonzero(pending.any(axis=0)):
+        direct = node_sums_direct_rows(F, G, left_leaves, right_leaves, 0.0, m_start + col,
+                                       m_start + col, False, log_coef, pending[:, col])
+        out[pending[:, col], col] = direct[pending[:, col], 0]
     return out
 
 
