@@ -340,3 +340,28 @@ def constant_weight_sums(log_left, log_right, n_left, n_right, log_two_ell, m_st
                 acc += math.exp(log_two_ell + conv[c, i] - top)
             out[c, i] = top + math.log(acc)
     return out
+
+
+@njit(**JIT_OPTIONS)
+def max_log_ratio(log_a, log_b, n_rows, col_lo, col_hi):
+    """Largest ``log_a - log_b`` over the finite entries of ``log_a`` in rows ``0..n_rows - 1``
+    and columns ``col_lo..col_hi``, with the largest ``|log_a|`` there.
+
+    Returns ``(ratio, scale, ok)``; ``ok`` is false when ``log_b`` is ``-inf`` where ``log_a`` is
+    finite (the ratio is then unbounded); ``ratio = -inf`` when no entry of ``log_a`` is finite.
+    """
+    ratio = NEG_INF
+    scale = 0.0
+    for c in range(n_rows):
+        for k in range(col_lo, col_hi + 1):
+            a = log_a[c, k]
+            if a == NEG_INF:
+                continue
+            b = log_b[c, k]
+            if b == NEG_INF:
+                return ratio, scale, False
+            if a - b > ratio:
+                ratio = a - b
+            if abs(a) > scale:
+                scale = abs(a)
+    return ratio, scale, True
