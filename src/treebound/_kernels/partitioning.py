@@ -230,47 +230,6 @@ def node_sums_direct_rows(log_left, log_right, n_left, n_right, log_two_ell, m_s
 
 
 @njit(**JIT_OPTIONS)
-def tilted_window(log_values, length, theta, window):
-    """Tilted, rescaled peak window of ``exp(log_values[k] - theta k)`` for ``k < length``.
-
-    Returns ``(first, x, log_scale, ||x||_2, ||x||_1)`` where ``x[i] = exp(z[first+i] - s)``,
-    ``z[k] = log_values[k] - theta k``, ``s = max z``, over the smallest index range holding every
-    ``k`` with ``z[k] >= s - window`` (entries below are dropped by the caller's error bound).
-    ``first = -1`` when every entry is ``-inf``.
-    """
-    s = NEG_INF
-    for k in range(length):
-        v = log_values[k]
-        if v != NEG_INF:
-            z = v - theta * k
-            if z > s:
-                s = z
-    if s == NEG_INF:
-        return -1, np.empty(0), s, 0.0, 0.0
-    cut = s - window
-    first = -1
-    last = -1
-    for k in range(length):
-        v = log_values[k]
-        if v != NEG_INF and v - theta * k >= cut:
-            if first < 0:
-                first = k
-            last = k
-    x = np.empty(last - first + 1)
-    n2 = 0.0
-    n1 = 0.0
-    for i in range(last - first + 1):
-        v = log_values[first + i]
-        if v == NEG_INF:
-            x[i] = 0.0
-        else:
-            x[i] = math.exp(v - theta * (first + i) - s)
-        n2 += x[i] * x[i]
-        n1 += x[i]
-    return first, x, s, math.sqrt(n2), n1
-
-
-@njit(**JIT_OPTIONS)
 def constant_weight_sums(log_left, log_right, n_left, n_right, log_two_ell, m_start, m_end,
                          log_coef, conv):
     """Theorem 9's sums ``log N_c(m)`` where the weight is the constant ``2 ell``.
@@ -333,11 +292,13 @@ def constant_weight_sums(log_left, log_right, n_left, n_right, log_two_ell, m_st
                     top = v
             if top == NEG_INF:
                 continue
-            acc = 0.0
+            acc = 0.0  # exp(0) = 1 exactly: the largest term needs no exp
             for t in range(n_terms):
-                acc += math.exp(term_coef[t] + values[term_row[t], i] - top)
+                x = term_coef[t] + values[term_row[t], i] - top
+                acc += 1.0 if x == 0.0 else math.exp(x)
             if use_conv:
-                acc += math.exp(log_two_ell + conv[c, i] - top)
+                x = log_two_ell + conv[c, i] - top
+                acc += 1.0 if x == 0.0 else math.exp(x)
             out[c, i] = top + math.log(acc)
     return out
 

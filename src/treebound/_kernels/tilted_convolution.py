@@ -21,26 +21,17 @@ NEG_INF = -np.inf
 
 
 @njit(**JIT_OPTIONS)
-def tilted_window_block(table, rows, length, theta, window):
-    """Tilted, rescaled peak windows of ``exp(table[r, k] - theta k)``, ``k < length``, per row.
-
-    For each ``r = rows[i]``: ``z[k] = table[r, k] - theta k``, ``s_i = max z`` and the window is
-    the smallest index range holding every ``k`` with ``z[k] >= s_i - window`` (entries below are
-    dropped; the caller's error bound accounts for them). Returns ``(lo, X, s, n2, n1)``: row ``i``
-    of ``X`` holds ``exp(z[k] - s_i)`` at column ``k - lo`` (zero outside its window), ``lo`` is
-    the smallest window start, ``n2``/``n1`` are the rows' 2- and 1-norms. Rows without a finite
-    entry get ``s = -inf`` and a zero row; ``lo = -1`` (and an empty ``X``) when no row has one.
-    """
-    n_rows = rows.shape[0]
-    first = np.full(n_rows, -1, dtype=np.int64)
-    last = np.full(n_rows, -1, dtype=np.int64)
-    scale = np.full(n_rows, NEG_INF)
-    n2 = np.zeros(n_rows)
-    n1 = np.zeros(n_rows)
+def _window_spans(table, rows, length, theta, window, first, last, scale):
+    """Per row ``r = rows[i]``: ``scale[i] = s = max_k z[k]`` with ``z[k] = table[r, k] - theta k``
+    (``k < length``) and the index range ``first[i]..last[i]`` of the ``k`` with ``z[k] >= s -
+    window`` (``-1`` and ``s = -inf`` for a row without a finite entry). Returns the smallest
+    ``first`` and the largest ``last + 1`` (``-1, -1`` when no row has a window)."""
     lo = -1
     hi = -1
-    for i in range(n_rows):
+    for i in range(rows.shape[0]):
         values = table[rows[i]]
+        first[i] = -1
+        last[i] = -1
         s = NEG_INF
         for k in range(length):
             v = values[k]
@@ -48,6 +39,7 @@ def tilted_window_block(table, rows, length, theta, window):
                 z = v - theta * k
                 if z > s:
                     s = z
+        scale[i] = s
         if s == NEG_INF:
             continue
         cut = s - window
@@ -57,15 +49,18 @@ def tilted_window_block(table, rows, length, theta, window):
                 if first[i] < 0:
                     first[i] = k
                 last[i] = k
-        scale[i] = s
         if lo < 0 or first[i] < lo:
             lo = first[i]
         if last[i] + 1 > hi:
             hi = last[i] + 1
-    if lo < 0:
-        return -1, np.zeros((n_rows, 0)), scale, n2, n1
-    block = np.zeros((n_rows, hi - lo))
-    for i in range(n_rows):
+    return lo, hi
+
+
+@njit(**JIT_OPTIONS)
+def _fill_windows(table, rows, theta, first, last, scale, lo, block, row_offset, n2, n1):
+    """Write ``exp(z[k] - s)`` of each row's window into ``block[row_offset + i, k - lo]``; the
+    rows' 2- and 1-norms into ``n2``/``n1`` (same offset)."""
+    for i in range(rows.shape[0]):
         if first[i] < 0:
             continue
         values = table[rows[i]]
@@ -75,12 +70,46 @@ def tilted_window_block(table, rows, length, theta, window):
         for k in range(first[i], last[i] + 1):
             v = values[k]
             x = 0.0 if v == NEG_INF else math.exp(v - theta * k - s)
-            block[i, k - lo] = x
+            block[row_offset + i, k - lo] = x
             sq += x * x
             ab += x
-        n2[i] = math.sqrt(sq)
-        n1[i] = ab
-    return lo, block, scale, n2, n1
+        n2[row_offset + i] = math.sqrt(sq)
+        n1[row_offset + i] = ab
+
+
+@njit(**JIT_OPTIONS)
+def tilted_window_pair(table_f, rows_f, length_f, table_g, rows_g, length_g, theta, window):
+    """Tilted, rescaled peak windows of both tables' rows, stacked for one batched transform.
+
+    For each row ``r`` of a side: ``z[k] = table[r, k] - theta k`` (``k < length``), ``s = max
+    z``; the window is the smallest index range holding every ``k`` with ``z[k] >= s - window``
+    (entries below are dropped; the caller's error bound accounts for them). Returns
+    ``(lo_f, width_f, lo_g, width_g, block, scale, n2, n1)``: rows ``0..len(rows_f) - 1`` of
+    ``block`` hold ``exp(z[k] - s)`` of the first table at column ``k - lo_f`` (zero outside the
+    window), the next rows those of the second table at ``k - lo_g``; ``lo``/``width`` span a
+    side's windows; ``scale``, ``n2``, ``n1`` are the rows' ``s`` and 2- and 1-norms. A row
+    without a finite entry gets ``s = -inf`` and a zero row; ``lo_f`` or ``lo_g`` is ``-1`` (and
+    ``block`` empty) when a side has no window at all.
+    """
+    n_f = rows_f.shape[0]
+    n_g = rows_g.shape[0]
+    first = np.empty(n_f + n_g, dtype=np.int64)
+    last = np.empty(n_f + n_g, dtype=np.int64)
+    scale = np.empty(n_f + n_g)
+    n2 = np.zeros(n_f + n_g)
+    n1 = np.zeros(n_f + n_g)
+    lo_f, hi_f = _window_spans(table_f, rows_f, length_f, theta, window, first[:n_f],
+                               last[:n_f], scale[:n_f])
+    lo_g, hi_g = _window_spans(table_g, rows_g, length_g, theta, window, first[n_f:],
+                               last[n_f:], scale[n_f:])
+    if lo_f < 0 or lo_g < 0:
+        return lo_f, 0, lo_g, 0, np.zeros((n_f + n_g, 0)), scale, n2, n1
+    block = np.zeros((n_f + n_g, max(hi_f - lo_f, hi_g - lo_g)))
+    _fill_windows(table_f, rows_f, theta, first[:n_f], last[:n_f], scale[:n_f], lo_f, block, 0,
+                  n2, n1)
+    _fill_windows(table_g, rows_g, theta, first[n_f:], last[n_f:], scale[n_f:], lo_g, block,
+                  n_f, n2, n1)
+    return lo_f, hi_f - lo_f, lo_g, hi_g - lo_g, block, scale, n2, n1
 
 
 @njit(**JIT_OPTIONS)
@@ -160,3 +189,51 @@ def accept_tilted_outputs(h, parts, usable, shift, bound, i_lo, i_hi, offset, m_
                 pending[c, col] = False
                 accepted += 1
     return accepted
+
+
+@njit(**JIT_OPTIONS)
+def pending_parts(pending, has_pairs, last_col):
+    """Output rows ``c`` with pairs and a pending entry in columns ``0..last_col``."""
+    n_rows = pending.shape[0]
+    out = np.empty(n_rows, dtype=np.int64)
+    n = 0
+    for c in range(n_rows):
+        if not has_pairs[c]:
+            continue
+        for col in range(last_col + 1):
+            if pending[c, col]:
+                out[n] = c
+                n += 1
+                break
+    return out[:n]
+
+
+@njit(**JIT_OPTIONS)
+def last_pending_column(pending):
+    """Largest column with a pending entry (``-1`` when none)."""
+    for col in range(pending.shape[1] - 1, -1, -1):
+        for c in range(pending.shape[0]):
+            if pending[c, col]:
+                return col
+    return -1
+
+
+@njit(**JIT_OPTIONS)
+def next_tilt_target(pending, m_start, target):
+    """Top pending output and the next tilt's target, just below the band the last one resolved.
+
+    ``run`` = the number of fully resolved columns at the top of ``m_start..target``; bands scale
+    with ``m``, so the target moves ``0.8 run new_top / target`` below the new top output.
+    """
+    new_top = m_start + last_pending_column(pending)
+    last_unresolved = -1
+    for col in range(target - m_start, -1, -1):
+        for c in range(pending.shape[0]):
+            if pending[c, col]:
+                last_unresolved = col
+                break
+        if last_unresolved >= 0:
+            break
+    run = target - m_start - last_unresolved
+    width = max(run - 1, 0)
+    return new_top, max(m_start, new_top - int(0.8 * width * new_top / max(target, 1)))

@@ -31,7 +31,10 @@ from treebound._kernels.partitioning import (
 from treebound._kernels.tilted_convolution import (
     accept_tilted_outputs,
     combine_tilted_spectra,
-    tilted_window_block,
+    last_pending_column,
+    next_tilt_target,
+    pending_parts,
+    tilted_window_pair,
 )
 from treebound.theory.combinatorics import partition_merge_count
 
@@ -165,8 +168,8 @@ def tilted_fft_convolutions(F, G, left_leaves, right_leaves, n_parts_max, m_star
     Outputs no tilt resolves are summed directly. Tilts are placed from the top output
     downwards, each centred just below the band the previous one resolved.
 
-    Per tilt, all rows of a side are windowed into one block and transformed by one batched real
-    FFT (each row's transform is the same computation as alone, so ``eta`` is unchanged); the
+    Per tilt, the rows of both sides are windowed into one block and transformed by one batched
+    real FFT (each row's transform is the same computation as alone, so ``eta`` is unchanged); the
     spectra of all output rows ``c`` are combined in a kernel, which also sums ``E`` per row
     ``c`` with the same weights, and inverted by one batched transform.
     """
@@ -191,29 +194,29 @@ def tilted_fft_convolutions(F, G, left_leaves, right_leaves, n_parts_max, m_star
     drop = math.exp(-TILT_WINDOW)
     target = m_end
     n_pending = int(np.count_nonzero(pending))
-    while n_pending:
-        top = m_start + int(np.flatnonzero(pending.any(axis=0))[-1])
+    top = m_start + last_pending_column(pending)
+    n_a = rows_a.shape[0]
+    while True:
         target = min(target, top)
         theta = tilt(target)
         len_f = top - right_leaves + 1
         len_g = top - left_leaves + 1
-        # Every row's window in one block per side: one batched transform each.
-        lo_f, win_f, scale_f, n2_f, n1_f = tilted_window_block(F, rows_a, len_f, theta,
-                                                               TILT_WINDOW)
-        lo_g, win_g, scale_g, n2_g, n1_g = tilted_window_block(G, rows_b, len_g, theta,
-                                                               TILT_WINDOW)
+        # Every row's window of both sides in one block: one batched transform.
+        lo_f, width_f, lo_g, width_g, block, scale, n2, n1 = tilted_window_pair(
+            F, rows_a, len_f, G, rows_b, len_g, theta, TILT_WINDOW)
         if lo_f < 0 or lo_g < 0:
             break
-        N = scipy.fft.next_fast_len(win_f.shape[1] + win_g.shape[1] - 1, real=True)
+        N = scipy.fft.next_fast_len(width_f + width_g - 1, real=True)
         # Conv index i holds output m = i + lo_f + lo_g.
         i_lo = max(m_start - lo_f - lo_g, 0)
         i_hi = min(top - lo_f - lo_g, N - 1)
-        parts = np.flatnonzero(has_pairs & pending[:, : top - m_start + 1].any(axis=1))
+        parts = pending_parts(pending, has_pairs, top - m_start)
         accepted = 0
         if i_hi >= i_lo and parts.size:
+            spectra = scipy.fft.rfft(block, N, axis=1)
             spec, shift, bound, usable = combine_tilted_spectra(
-                scipy.fft.rfft(win_f, N, axis=1), scipy.fft.rfft(win_g, N, axis=1), rows_a,
-                rows_b, scale_f, scale_g, n2_f, n2_g, n1_f, n1_g, log_coef, parts,
+                spectra[:n_a], spectra[n_a:], rows_a, rows_b, scale[:n_a], scale[n_a:],
+                n2[:n_a], n2[n_a:], n1[:n_a], n1[n_a:], log_coef, parts,
                 FFT_ERROR_FACTOR * eps * math.log2(N), drop, len_f, len_g)
             h = scipy.fft.irfft(spec, N, axis=1)
             accepted = accept_tilted_outputs(h, parts, usable, shift, bound, i_lo, i_hi,
@@ -224,8 +227,8 @@ def tilted_fft_convolutions(F, G, left_leaves, right_leaves, n_parts_max, m_star
         # when the tilt made progress, else a block below it (a corner of the envelopes that no
         # single tilt centres, e.g. where a subtree's bound leaves the Stirling regime).
         if pending[:, top - m_start].any():
-            block = 1 if accepted else DIRECT_BLOCK
-            lo = max(m_start, top - block + 1)
+            size = 1 if accepted else DIRECT_BLOCK
+            lo = max(m_start, top - size + 1)
             sl = slice(lo - m_start, top - m_start + 1)
             # Only the rows still pending there (often one or two): fewer pairs to sum.
             direct = node_sums_direct_rows(F, G, left_leaves, right_leaves, 0.0, lo, top, False,
@@ -236,12 +239,7 @@ def tilted_fft_convolutions(F, G, left_leaves, right_leaves, n_parts_max, m_star
         if not n_pending:
             break
         # Centre the next tilt just below the band this one resolved (bands scale with m).
-        resolved = ~pending[:, : target - m_start + 1].any(axis=0)
-        unresolved = np.flatnonzero(~resolved)
-        run = resolved.shape[0] - 1 - (unresolved[-1] if unresolved.size else -1)
-        new_top = m_start + int(np.flatnonzero(pending.any(axis=0))[-1])
-        width = max(run - 1, 0)
-        target = max(m_start, new_top - int(0.8 * width * new_top / max(target, 1)))
+        top, target = next_tilt_target(pending, m_start, target)
     # Anything left (no usable window) is summed directly.
     for col in np.flatnonzero(pending.any(axis=0)):
         direct = node_sums_direct_rows(F, G, left_leaves, right_leaves, 0.0, m_start + col,
