@@ -230,33 +230,45 @@ def node_sums_direct_rows(log_left, log_right, n_left, n_right, log_two_ell, m_s
 
 
 @njit(**JIT_OPTIONS)
-def constant_weight_sums(log_left, log_right, n_left, n_right, log_two_ell, m_start, m_end,
-                         log_coef, conv):
+def log_prefix_rows(log_table, start):
+    """:func:`log_cumsum` of every row ``>= 2`` of a log table from ``start`` (rows 0, 1 ``-inf``).
+
+    The prefix sums of a child's rows that :func:`constant_weight_sums` reads; they depend on the
+    child only, so callers may keep them with the child's table.
+    """
+    out = np.full(log_table.shape, NEG_INF)
+    for r in range(2, log_table.shape[0]):
+        out[r] = log_cumsum(log_table[r], start)
+    return out
+
+
+@njit(**JIT_OPTIONS)
+def constant_weight_sums(prefix_left, prefix_right, n_left, n_right, log_two_ell, m_start,
+                         m_end, log_coef, conv):
     """Theorem 9's sums ``log N_c(m)`` where the weight is the constant ``2 ell``.
 
     The pairs with ``a = 1`` (``pi_l^1(k) = 1``) are prefix sums of ``pi_r^b`` from ``n_right``
     (for ``b = 1`` just the number of terms, ``m - L + 1``), those with ``b = 1`` prefix sums of
-    ``pi_l^a`` from ``n_left``; ``conv[c]`` (``-inf`` where absent) holds the pairs with
+    ``pi_l^a`` from ``n_left`` (``prefix_*``: :func:`log_prefix_rows` of the children's tables,
+    rows up to ``min(C, L_child)``); ``conv[c]`` (``-inf`` where absent) holds the pairs with
     ``a, b >= 2``, already combined per ``c``. Row ``c`` (``1 <= c < conv.shape[0]``) of the result
     is the log-sum of its terms, each weighted by ``log_coef`` and ``2 ell`` (max-shifted: one ``exp``
     per term); rows without terms stay ``-inf``.
     """
     n_parts_max = conv.shape[0] - 1
     n_out = m_end - m_start + 1
-    n_b = min(n_parts_max, log_right.shape[0] - 1)
-    n_a = min(n_parts_max, log_left.shape[0] - 1)
+    n_b = min(n_parts_max, prefix_right.shape[0] - 1)
+    n_a = min(n_parts_max, prefix_left.shape[0] - 1)
     # values[t, i]: log of 2 ell times the prefix sum of pair t at m = m_start + i.
     values = np.empty((n_b + max(n_a - 1, 0), n_out))
     for i in range(n_out):
         values[0, i] = log_two_ell + math.log(m_start + i - n_left - n_right + 1.0)
     for b in range(2, n_b + 1):
-        prefix = log_cumsum(log_right[b], n_right)
         for i in range(n_out):
-            values[b - 1, i] = log_two_ell + prefix[m_start + i - n_left]
+            values[b - 1, i] = log_two_ell + prefix_right[b, m_start + i - n_left]
     for a in range(2, n_a + 1):
-        prefix = log_cumsum(log_left[a], n_left)
         for i in range(n_out):
-            values[n_b + a - 2, i] = log_two_ell + prefix[m_start + i - n_right]
+            values[n_b + a - 2, i] = log_two_ell + prefix_left[a, m_start + i - n_right]
     out = np.full((n_parts_max + 1, n_out), NEG_INF)
     term_row = np.empty(values.shape[0], dtype=np.int64)
     term_coef = np.empty(values.shape[0])

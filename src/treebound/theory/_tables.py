@@ -24,6 +24,7 @@ import scipy.fft
 
 from treebound._kernels.partitioning import (
     constant_weight_sums,
+    log_prefix_rows,
     node_sums_direct,
     node_sums_direct_rows,
     upper_hull,
@@ -61,12 +62,15 @@ def log_merge_coefficients(n_parts_max: int) -> np.ndarray:
 
 # ---------------------------------------------------------------------------- tight, log space
 def log_node_table(n_leaves, left_leaves, right_leaves, same_children, log_left, log_right,
-                   n_parts_max, max_m, n_features, log_stirling, log_coef, method="auto"):
+                   n_parts_max, max_m, n_features, log_stirling, log_coef, method="auto",
+                   prefix_sums=None):
     """Log table ``T[c, m]`` (``c <= n_parts_max``, ``m <= max_m``) of Theorem 9's bound.
 
     ``log_left``/``log_right`` are the children's tables (rows up to ``min(C, L_child)``, columns
     up to ``max_m``). ``method`` is ``"auto"``, ``"fft"`` or ``"direct"`` (for the constant-weight
-    region; the direct sums are the oracle of the FFT path).
+    region; the direct sums are the oracle of the FFT path). ``prefix_sums``, optional: two
+    callables returning :func:`log_prefix_rows` of the left and right tables (a caller's memo;
+    they are computed here otherwise).
     """
     L, C, M = n_leaves, n_parts_max, max_m
     out = np.full((C + 1, M + 1), -np.inf)
@@ -78,7 +82,7 @@ def log_node_table(n_leaves, left_leaves, right_leaves, same_children, log_left,
     if C < 2:
         return out
     sums = log_node_sums(left_leaves, right_leaves, log_left, log_right, C, L + 1, M,
-                         n_features, log_coef, method)
+                         n_features, log_coef, method, prefix_sums)
     if same_children:
         sums -= LOG2
     out[2 : C + 1, L + 1 :] = np.minimum(sums[2:], log_stirling[2 : C + 1, L + 1 : M + 1])
@@ -86,8 +90,9 @@ def log_node_table(n_leaves, left_leaves, right_leaves, same_children, log_left,
 
 
 def log_node_sums(left_leaves, right_leaves, log_left, log_right, n_parts_max, m_start, m_end,
-                  n_features, log_coef, method="auto"):
-    """Unclipped, unhalved ``log N_c(m)`` of Theorem 9 for ``m_start <= m <= m_end``."""
+                  n_features, log_coef, method="auto", prefix_sums=None):
+    """Unclipped, unhalved ``log N_c(m)`` of Theorem 9 for ``m_start <= m <= m_end``
+    (``prefix_sums``: see :func:`log_node_table`)."""
     C = n_parts_max
     two_ell = 2 * n_features
     log_two_ell = math.log(two_ell)
@@ -117,8 +122,14 @@ def log_node_sums(left_leaves, right_leaves, log_left, log_right, n_parts_max, m
                                 log_coef, method)
     else:
         conv = np.full((C + 1, n_out), -np.inf)
+    if prefix_sums is None:
+        prefix_left = log_prefix_rows(log_left, left_leaves)
+        prefix_right = log_prefix_rows(log_right, right_leaves)
+    else:
+        prefix_left, prefix_right = prefix_sums[0](), prefix_sums[1]()
     out[:, m_mid - m_start :] = constant_weight_sums(
-        log_left, log_right, left_leaves, right_leaves, log_two_ell, m_mid, m_end, log_coef, conv)
+        prefix_left, prefix_right, left_leaves, right_leaves, log_two_ell, m_mid, m_end, log_coef,
+        conv)
     return out
 
 
