@@ -109,7 +109,7 @@ def finite_spans(table):
 
 @njit(**JIT_OPTIONS)
 def pair_sums_at(log_left, log_right, n_left, n_right, log_two_ell, m, use_binomial, out,
-                 left_spans, right_spans, needed):
+                 left_spans, right_spans, needed, log_int):
     """Theorem 9's inner sums for one ``m`` and every pair of part counts ``(a, b)``.
 
     ``out[a, b] = log sum_{k=n_left}^{m-n_right} w(m, k) pi_l^a(k) pi_r^b(m-k)`` with
@@ -118,7 +118,8 @@ def pair_sums_at(log_left, log_right, n_left, n_right, log_two_ell, m, use_binom
     few ulps per term and costs one ``exp`` per term). ``*_spans`` (:func:`finite_spans` of the
     tables) only narrow the loops to the ``k`` where both factors can be finite: the terms
     skipped are zero, so the result is the same to the bit. Pairs with ``needed[a, b]`` false
-    are not summed (left ``-inf``).
+    are not summed (left ``-inf``). ``log_int[i] = math.log(i)`` for ``1 <= i <= m`` (read
+    when ``use_binomial``).
     """
     n_a = out.shape[0]
     n_b = out.shape[1]
@@ -134,7 +135,7 @@ def pair_sums_at(log_left, log_right, n_left, n_right, log_two_ell, m, use_binom
     if use_binomial:
         log_binom = 0.0  # log C(m, k), updated incrementally along k
         for k in range(1, k_hi + 1):
-            log_binom += math.log(m - k + 1) - math.log(k)
+            log_binom += log_int[m - k + 1] - log_int[k]
             if k >= k_lo and log_binom < log_two_ell:
                 log_w[k - k_lo] = log_binom
     for a in range(1, n_a):
@@ -218,10 +219,14 @@ def node_sums_direct_rows(log_left, log_right, n_left, n_right, log_two_ell, m_s
     col = np.empty(n_parts_max + 1)
     left_spans = finite_spans(log_left)
     right_spans = finite_spans(log_right)
+    # log C(m, k) is built from these along k: one table instead of two logs per term.
+    log_int = np.zeros(max(m_end, 0) + 2 if use_binomial else 1)
+    for i in range(1, log_int.shape[0]):
+        log_int[i] = math.log(i)
     for i in range(n_m):
         m = m_start + i
         pair_sums_at(log_left, log_right, n_left, n_right, log_two_ell, m, use_binomial, pairs,
-                     left_spans, right_spans, needed)
+                     left_spans, right_spans, needed, log_int)
         combine_pairs(pairs, log_coef, n_parts_max, col)
         for c in range(1, n_parts_max + 1):
             if wanted_rows[c]:
