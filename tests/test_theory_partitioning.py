@@ -336,3 +336,40 @@ def test_default_pipeline_matches_exact_beyond_fft_threshold():
             assert close_in_log(log_partitioning_upper_bound(t, c, m, 3, cache=cache), exact)
         exact_growth = growth_function_upper_bound(t, m, 3, 4, cache=cache)
         assert close_in_log(log_growth_function_upper_bound(t, m, 3, 4, cache=cache), exact_growth)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_direct_sums_of_selected_rows_match_all_rows(seed):
+    # The FFT fallback sums only the pending rows; those must equal the full computation.
+    from treebound._kernels.partitioning import node_sums_direct, node_sums_direct_rows
+
+    rng = np.random.default_rng(200 + seed)
+    t = random_shape(int(rng.integers(6, 12)), rng).canonical()
+    C, M, ell = 4, 300, int(rng.integers(1, 20))
+    cache = PartitioningCache()
+    ensure_log_tables(t, C, M, ell, cache)
+    store = cache.store("tight_log", ell)
+    left, right = store[t.left], store[t.right]
+    coef = cache.log_coef(C)
+    for binomial in (True, False):
+        full = node_sums_direct(left, right, t.left.n_leaves, t.right.n_leaves, math.log(2 * ell),
+                                t.n_leaves + 1, M, binomial, coef, C)
+        wanted = rng.random(C + 1) < 0.5
+        part = node_sums_direct_rows(left, right, t.left.n_leaves, t.right.n_leaves,
+                                     math.log(2 * ell), t.n_leaves + 1, M, binomial, coef, wanted)
+        assert np.array_equal(part[wanted], full[wanted])
+        assert np.all(part[~wanted] == -np.inf)
+
+
+def test_memoized_prefix_sums_follow_rebuilt_tables():
+    # Tables grown in a shared cache (smaller M first, so subtrees are rebuilt) equal fresh ones.
+    rng = np.random.default_rng(7)
+    t = random_shape(12, rng).canonical()
+    shared = PartitioningCache()
+    for M in (400, 700):
+        ensure_log_tables(t.left, 3, M, 5, shared)
+        grown = ensure_log_tables(t, 3, M, 5, shared)
+        fresh = ensure_log_tables(t, 3, M, 5, PartitioningCache())
+        finite = np.isfinite(fresh)
+        assert np.array_equal(np.isfinite(grown), finite)
+        assert np.allclose(grown[finite], fresh[finite], rtol=1e-11, atol=0)

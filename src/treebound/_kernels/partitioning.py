@@ -65,26 +65,6 @@ def log_cumsum(log_values, start):
 
 
 @njit(**JIT_OPTIONS)
-def log_sum_rows(rows):
-    """Column-wise ``log sum_i exp(rows[i, j])`` (max-shifted; ``-inf`` for empty columns)."""
-    n_rows, n_cols = rows.shape
-    out = np.empty(n_cols)
-    for j in range(n_cols):
-        top = NEG_INF
-        for i in range(n_rows):
-            if rows[i, j] > top:
-                top = rows[i, j]
-        if top == NEG_INF:
-            out[j] = NEG_INF
-            continue
-        acc = 0.0
-        for i in range(n_rows):
-            acc += math.exp(rows[i, j] - top)
-        out[j] = top + math.log(acc)
-    return out
-
-
-@njit(**JIT_OPTIONS)
 def upper_hull(values):
     """Indices of the vertices of the upper concave hull of ``(k, values[k])`` (finite entries)."""
     n = values.shape[0]
@@ -107,13 +87,39 @@ def upper_hull(values):
 
 
 @njit(**JIT_OPTIONS)
-def pair_sums_at(log_left, log_right, n_left, n_right, log_two_ell, m, use_binomial, out):
+def finite_spans(table):
+    """Per row: first and last index of a finite entry (``(0, -1)`` for an all ``-inf`` row)."""
+    n_rows, n_cols = table.shape
+    spans = np.empty((n_rows, 2), dtype=np.int64)
+    for r in range(n_rows):
+        first = 0
+        last = -1
+        for k in range(n_cols):
+            if table[r, k] != NEG_INF:
+                first = k
+                break
+        for k in range(n_cols - 1, -1, -1):
+            if table[r, k] != NEG_INF:
+                last = k
+                break
+        spans[r, 0] = first
+        spans[r, 1] = last
+    return spans
+
+
+@njit(**JIT_OPTIONS)
+def pair_sums_at(log_left, log_right, n_left, n_right, log_two_ell, m, use_binomial, out,
+                 left_spans, right_spans, needed, log_int):
     """Theorem 9's inner sums for one ``m`` and every pair of part counts ``(a, b)``.
 
     ``out[a, b] = log sum_{k=n_left}^{m-n_right} w(m, k) pi_l^a(k) pi_r^b(m-k)`` with
     ``w = min(2 ell, C(m, k))`` when ``use_binomial`` else ``w = 2 ell``. Two passes: the largest
     term, then the sum of ``exp(term - largest)`` (every term is positive, so this is accurate to a
-    few ulps per term and costs one ``exp`` per term).
+    few ulps per term and costs one ``exp`` per term). ``*_spans`` (:func:`finite_spans` of the
+    tables) only narrow the loops to the ``k`` where both factors can be finite: the terms
+    skipped are zero, so the result is the same to the bit. Pairs with ``needed[a, b]`` false
+    are not summed (left ``-inf``). ``log_int[i] = math.log(i)`` for ``1 <= i <= m`` (read
+    when ``use_binomial``).
     """
     n_a = out.shape[0]
     n_b = out.shape[1]
@@ -129,13 +135,17 @@ def pair_sums_at(log_left, log_right, n_left, n_right, log_two_ell, m, use_binom
     if use_binomial:
         log_binom = 0.0  # log C(m, k), updated incrementally along k
         for k in range(1, k_hi + 1):
-            log_binom += math.log(m - k + 1) - math.log(k)
+            log_binom += log_int[m - k + 1] - log_int[k]
             if k >= k_lo and log_binom < log_two_ell:
                 log_w[k - k_lo] = log_binom
     for a in range(1, n_a):
         for b in range(1, n_b):
+            if not needed[a, b]:
+                continue
+            i_lo = max(0, left_spans[a, 0] - k_lo, m - right_spans[b, 1] - k_lo)
+            i_hi = min(n_k - 1, left_spans[a, 1] - k_lo, m - right_spans[b, 0] - k_lo)
             top = NEG_INF
-            for i in range(n_k):
+            for i in range(i_lo, i_hi + 1):
                 k = k_lo + i
                 t = log_left[a, k] + log_right[b, m - k]
                 if t > NEG_INF:
@@ -145,7 +155,7 @@ def pair_sums_at(log_left, log_right, n_left, n_right, log_two_ell, m, use_binom
             if top == NEG_INF:
                 continue
             acc = 0.0
-            for i in range(n_k):
+            for i in range(i_lo, i_hi + 1):
                 k = k_lo + i
                 t = log_left[a, k] + log_right[b, m - k]
                 if t > NEG_INF:
@@ -181,55 +191,155 @@ def node_sums_direct(log_left, log_right, n_left, n_right, log_two_ell, m_start,
     minimum with ``S(m, c)``. Cost ``O(sum_m m * pairs)``: used for small ``m`` (where
     ``min(2 ell, C(m, k))`` is not constant), as the oracle of the FFT path, and for single values.
     """
+    wanted = np.ones(n_parts_max + 1, dtype=np.bool_)
+    return node_sums_direct_rows(log_left, log_right, n_left, n_right, log_two_ell, m_start,
+                                 m_end, use_binomial, log_coef, wanted)
+
+
+@njit(**JIT_OPTIONS)
+def node_sums_direct_rows(log_left, log_right, n_left, n_right, log_two_ell, m_start, m_end,
+                          use_binomial, log_coef, wanted_rows):
+    """:func:`node_sums_direct` for the rows ``c`` with ``wanted_rows[c]`` only (others ``-inf``).
+
+    Only the pairs ``(a, b)`` that some wanted row combines are summed; the wanted rows are the
+    same to the bit as in the full computation.
+    """
+    n_parts_max = wanted_rows.shape[0] - 1
     n_m = m_end - m_start + 1
     out = np.full((n_parts_max + 1, max(n_m, 0)), NEG_INF)
-    pairs = np.empty((log_left.shape[0], log_right.shape[0]))
+    n_a = log_left.shape[0]
+    n_b = log_right.shape[0]
+    needed = np.zeros((n_a, n_b), dtype=np.bool_)
+    for c in range(1, n_parts_max + 1):  # the pairs combine_pairs reads for row c
+        if wanted_rows[c]:
+            for a in range(1, min(c, n_a - 1) + 1):
+                for b in range(max(1, c - a), min(c, n_b - 1) + 1):
+                    needed[a, b] = True
+    pairs = np.empty((n_a, n_b))
     col = np.empty(n_parts_max + 1)
+    left_spans = finite_spans(log_left)
+    right_spans = finite_spans(log_right)
+    # log C(m, k) is built from these along k: one table instead of two logs per term.
+    log_int = np.zeros(max(m_end, 0) + 2 if use_binomial else 1)
+    for i in range(1, log_int.shape[0]):
+        log_int[i] = math.log(i)
     for i in range(n_m):
         m = m_start + i
-        pair_sums_at(log_left, log_right, n_left, n_right, log_two_ell, m, use_binomial, pairs)
+        pair_sums_at(log_left, log_right, n_left, n_right, log_two_ell, m, use_binomial, pairs,
+                     left_spans, right_spans, needed, log_int)
         combine_pairs(pairs, log_coef, n_parts_max, col)
         for c in range(1, n_parts_max + 1):
-            out[c, i] = col[c]
+            if wanted_rows[c]:
+                out[c, i] = col[c]
     return out
 
 
 @njit(**JIT_OPTIONS)
-def tilted_window(log_values, length, theta, window):
-    """Tilted, rescaled peak window of ``exp(log_values[k] - theta k)`` for ``k < length``.
+def log_prefix_rows(log_table, start):
+    """:func:`log_cumsum` of every row ``>= 2`` of a log table from ``start`` (rows 0, 1 ``-inf``).
 
-    Returns ``(first, x, log_scale, ||x||_2, ||x||_1)`` where ``x[i] = exp(z[first+i] - s)``,
-    ``z[k] = log_values[k] - theta k``, ``s = max z``, over the smallest index range holding every
-    ``k`` with ``z[k] >= s - window`` (entries below are dropped by the caller's error bound).
-    ``first = -1`` when every entry is ``-inf``.
+    The prefix sums of a child's rows that :func:`constant_weight_sums` reads; they depend on the
+    child only, so callers may keep them with the child's table.
     """
-    s = NEG_INF
-    for k in range(length):
-        v = log_values[k]
-        if v != NEG_INF:
-            z = v - theta * k
-            if z > s:
-                s = z
-    if s == NEG_INF:
-        return -1, np.empty(0), s, 0.0, 0.0
-    cut = s - window
-    first = -1
-    last = -1
-    for k in range(length):
-        v = log_values[k]
-        if v != NEG_INF and v - theta * k >= cut:
-            if first < 0:
-                first = k
-            last = k
-    x = np.empty(last - first + 1)
-    n2 = 0.0
-    n1 = 0.0
-    for i in range(last - first + 1):
-        v = log_values[first + i]
-        if v == NEG_INF:
-            x[i] = 0.0
-        else:
-            x[i] = math.exp(v - theta * (first + i) - s)
-        n2 += x[i] * x[i]
-        n1 += x[i]
-    return first, x, s, math.sqrt(n2), n1
+    out = np.full(log_table.shape, NEG_INF)
+    for r in range(2, log_table.shape[0]):
+        out[r] = log_cumsum(log_table[r], start)
+    return out
+
+
+@njit(**JIT_OPTIONS)
+def constant_weight_sums(prefix_left, prefix_right, n_left, n_right, log_two_ell, m_start,
+                         m_end, log_coef, conv):
+    """Theorem 9's sums ``log N_c(m)`` where the weight is the constant ``2 ell``.
+
+    The pairs with ``a = 1`` (``pi_l^1(k) = 1``) are prefix sums of ``pi_r^b`` from ``n_right``
+    (for ``b = 1`` just the number of terms, ``m - L + 1``), those with ``b = 1`` prefix sums of
+    ``pi_l^a`` from ``n_left`` (``prefix_*``: :func:`log_prefix_rows` of the children's tables,
+    rows up to ``min(C, L_child)``); ``conv[c]`` (``-inf`` where absent) holds the pairs with
+    ``a, b >= 2``, already combined per ``c``. Row ``c`` (``1 <= c < conv.shape[0]``) of the result
+    is the log-sum of its terms, each weighted by ``log_coef`` and ``2 ell`` (max-shifted: one ``exp``
+    per term); rows without terms stay ``-inf``.
+    """
+    n_parts_max = conv.shape[0] - 1
+    n_out = m_end - m_start + 1
+    n_b = min(n_parts_max, prefix_right.shape[0] - 1)
+    n_a = min(n_parts_max, prefix_left.shape[0] - 1)
+    # values[t, i]: log of 2 ell times the prefix sum of pair t at m = m_start + i.
+    values = np.empty((n_b + max(n_a - 1, 0), n_out))
+    for i in range(n_out):
+        values[0, i] = log_two_ell + math.log(m_start + i - n_left - n_right + 1.0)
+    for b in range(2, n_b + 1):
+        for i in range(n_out):
+            values[b - 1, i] = log_two_ell + prefix_right[b, m_start + i - n_left]
+    for a in range(2, n_a + 1):
+        for i in range(n_out):
+            values[n_b + a - 2, i] = log_two_ell + prefix_left[a, m_start + i - n_right]
+    out = np.full((n_parts_max + 1, n_out), NEG_INF)
+    term_row = np.empty(values.shape[0], dtype=np.int64)
+    term_coef = np.empty(values.shape[0])
+    for c in range(1, n_parts_max + 1):
+        n_terms = 0
+        for b in range(1, n_b + 1):  # pair (1, b) feeds c = b and c = b + 1
+            if (c == b or c == b + 1) and log_coef[1, b, c] != NEG_INF:
+                term_row[n_terms] = b - 1
+                term_coef[n_terms] = log_coef[1, b, c]
+                n_terms += 1
+        for a in range(2, n_a + 1):  # pair (a, 1) feeds c = a and c = a + 1
+            if c == a or c == a + 1:
+                term_row[n_terms] = n_b + a - 2
+                term_coef[n_terms] = log_coef[a, 1, c]
+                n_terms += 1
+        use_conv = False
+        if c >= 2:
+            for i in range(n_out):
+                if conv[c, i] != NEG_INF:
+                    use_conv = True
+                    break
+        if n_terms == 0 and not use_conv:
+            continue
+        for i in range(n_out):
+            top = NEG_INF
+            for t in range(n_terms):
+                v = term_coef[t] + values[term_row[t], i]
+                if v > top:
+                    top = v
+            if use_conv:
+                v = log_two_ell + conv[c, i]
+                if v > top:
+                    top = v
+            if top == NEG_INF:
+                continue
+            acc = 0.0  # exp(0) = 1 exactly: the largest term needs no exp
+            for t in range(n_terms):
+                x = term_coef[t] + values[term_row[t], i] - top
+                acc += 1.0 if x == 0.0 else math.exp(x)
+            if use_conv:
+                x = log_two_ell + conv[c, i] - top
+                acc += 1.0 if x == 0.0 else math.exp(x)
+            out[c, i] = top + math.log(acc)
+    return out
+
+
+@njit(**JIT_OPTIONS)
+def max_log_ratio(log_a, log_b, n_rows, col_lo, col_hi):
+    """Largest ``log_a - log_b`` over the finite entries of ``log_a`` in rows ``0..n_rows - 1``
+    and columns ``col_lo..col_hi``, with the largest ``|log_a|`` there.
+
+    Returns ``(ratio, scale, ok)``; ``ok`` is false when ``log_b`` is ``-inf`` where ``log_a`` is
+    finite (the ratio is then unbounded); ``ratio = -inf`` when no entry of ``log_a`` is finite.
+    """
+    ratio = NEG_INF
+    scale = 0.0
+    for c in range(n_rows):
+        for k in range(col_lo, col_hi + 1):
+            a = log_a[c, k]
+            if a == NEG_INF:
+                continue
+            b = log_b[c, k]
+            if b == NEG_INF:
+                return ratio, scale, False
+            if a - b > ratio:
+                ratio = a - b
+            if abs(a) > scale:
+                scale = abs(a)
+    return ratio, scale, True

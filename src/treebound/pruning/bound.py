@@ -56,6 +56,7 @@ import time
 
 import numpy as np
 
+from treebound._kernels.partitioning import max_log_ratio
 from treebound.pruning._core import WorkingTree, finish, integer_errors, node_statistics
 from treebound.theory.bounds import PAPER_ERROR_PRIOR_RATIO, log_structure_prior
 from treebound.theory.combinatorics import log_falling_factorial
@@ -390,20 +391,16 @@ class _BoundSearch:
         M = 2 * self.obj.m - 1
         C = min(self.n_parts, a.n_leaves) if rows is None else min(rows, a.n_leaves)
         cache, ell = self.obj.cache, self.obj.n_features
-        ta = ensure_log_tables(a, self.n_parts, M, ell, cache)[: C + 1, a.n_leaves : M + 1]
+        ta = ensure_log_tables(a, self.n_parts, M, ell, cache)
         tb = ensure_log_tables(b, self.n_parts, M, ell, cache)
         if tb.shape[0] < C + 1:
             value = math.inf
         else:
-            tb = tb[: C + 1, a.n_leaves : M + 1]
-            used = np.isfinite(ta)
-            if np.any(used & ~np.isfinite(tb)):
+            ratio, scale, bounded = max_log_ratio(ta, tb, C + 1, a.n_leaves, M)
+            if not bounded:
                 value = math.inf
             else:
-                diff = np.full(ta.shape, -np.inf)
-                np.subtract(ta, tb, out=diff, where=used)
-                tol = _TABLE_TOLERANCE * float(np.max(np.abs(np.where(used, ta, 0.0))) + 1.0)
-                value = max(0.0, float(diff.max())) + tol
+                value = max(0.0, float(ratio)) + _TABLE_TOLERANCE * (float(scale) + 1.0)
         self.ratio_cache[key] = value
         return value
 

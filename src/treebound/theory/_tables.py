@@ -23,11 +23,19 @@ import numpy as np
 import scipy.fft
 
 from treebound._kernels.partitioning import (
-    log_cumsum,
-    log_sum_rows,
+    constant_weight_sums,
+    log_prefix_rows,
     node_sums_direct,
-    tilted_window,
+    node_sums_direct_rows,
     upper_hull,
+)
+from treebound._kernels.tilted_convolution import (
+    accept_tilted_outputs,
+    combine_tilted_spectra,
+    last_pending_column,
+    next_tilt_target,
+    pending_parts,
+    tilted_window_pair,
 )
 from treebound.theory.combinatorics import partition_merge_count
 
@@ -54,12 +62,15 @@ def log_merge_coefficients(n_parts_max: int) -> np.ndarray:
 
 # ---------------------------------------------------------------------------- tight, log space
 def log_node_table(n_leaves, left_leaves, right_leaves, same_children, log_left, log_right,
-                   n_parts_max, max_m, n_features, log_stirling, log_coef, method="auto"):
+                   n_parts_max, max_m, n_features, log_stirling, log_coef, method="auto",
+                   prefix_sums=None):
     """Log table ``T[c, m]`` (``c <= n_parts_max``, ``m <= max_m``) of Theorem 9's bound.
 
     ``log_left``/``log_right`` are the children's tables (rows up to ``min(C, L_child)``, columns
     up to ``max_m``). ``method`` is ``"auto"``, ``"fft"`` or ``"direct"`` (for the constant-weight
-    region; the direct sums are the oracle of the FFT path).
+    region; the direct sums are the oracle of the FFT path). ``prefix_sums``, optional: two
+    callables returning :func:`log_prefix_rows` of the left and right tables (a caller's memo;
+    they are computed here otherwise).
     """
     L, C, M = n_leaves, n_parts_max, max_m
     out = np.full((C + 1, M + 1), -np.inf)
@@ -71,7 +82,7 @@ def log_node_table(n_leaves, left_leaves, right_leaves, same_children, log_left,
     if C < 2:
         return out
     sums = log_node_sums(left_leaves, right_leaves, log_left, log_right, C, L + 1, M,
-                         n_features, log_coef, method)
+                         n_features, log_coef, method, prefix_sums)
     if same_children:
         sums -= LOG2
     out[2 : C + 1, L + 1 :] = np.minimum(sums[2:], log_stirling[2 : C + 1, L + 1 : M + 1])
@@ -79,8 +90,9 @@ def log_node_table(n_leaves, left_leaves, right_leaves, same_children, log_left,
 
 
 def log_node_sums(left_leaves, right_leaves, log_left, log_right, n_parts_max, m_start, m_end,
-                  n_features, log_coef, method="auto"):
-    """Unclipped, unhalved ``log N_c(m)`` of Theorem 9 for ``m_start <= m <= m_end``."""
+                  n_features, log_coef, method="auto", prefix_sums=None):
+    """Unclipped, unhalved ``log N_c(m)`` of Theorem 9 for ``m_start <= m <= m_end``
+    (``prefix_sums``: see :func:`log_node_table`)."""
     C = n_parts_max
     two_ell = 2 * n_features
     log_two_ell = math.log(two_ell)
@@ -101,38 +113,23 @@ def log_node_sums(left_leaves, right_leaves, log_left, log_right, n_parts_max, m
         return out
     if method not in ("auto", "fft"):
         raise ValueError(f"unknown method {method!r}: expected 'auto', 'fft' or 'direct'")
-    m = np.arange(m_mid, m_end + 1)
     Cl = log_left.shape[0] - 1
     Cr = log_right.shape[0] - 1
-    terms = [[] for _ in range(C + 1)]
-    # a = 1 (pi_l^1(k) = 1 for k >= 1): sum_k pi_r^b(m-k) is a prefix sum of pi_r^b from L_r.
-    for b in range(1, min(C, Cr) + 1):
-        if b == 1:  # pi^1 = 1: the sum just counts the m - L_T + 1 terms
-            values = log_two_ell + np.log(m - left_leaves - right_leaves + 1.0)
-        else:
-            prefix = log_cumsum(np.ascontiguousarray(log_right[b]), right_leaves)
-            values = log_two_ell + prefix[m - left_leaves]
-        for c in (b, b + 1):
-            if 1 <= c <= C and np.isfinite(log_coef[1, b, c]):
-                terms[c].append(log_coef[1, b, c] + values)
-    # b = 1, a >= 2: prefix sums of pi_l^a from L_l.
-    for a in range(2, min(C, Cl) + 1):
-        prefix = log_cumsum(np.ascontiguousarray(log_left[a]), left_leaves)
-        values = log_two_ell + prefix[m - right_leaves]
-        for c in (a, a + 1):
-            if c <= C:
-                terms[c].append(log_coef[a, 1, c] + values)
-    # a, b >= 2: genuine convolutions.
+    # a, b >= 2: genuine convolutions; the pairs with a = 1 or b = 1 are prefix sums, combined
+    # with them in one kernel.
     if Cl >= 2 and Cr >= 2:
         conv = convolution_sums(left_leaves, right_leaves, log_left, log_right, C, m_mid, m_end,
                                 log_coef, method)
-        for c in range(2, C + 1):
-            if np.any(np.isfinite(conv[c])):
-                terms[c].append(log_two_ell + conv[c])
-    block = out[:, m_mid - m_start :]
-    for c in range(1, C + 1):
-        if terms[c]:
-            block[c] = log_sum_rows(np.vstack(terms[c]))
+    else:
+        conv = np.full((C + 1, n_out), -np.inf)
+    if prefix_sums is None:
+        prefix_left = log_prefix_rows(log_left, left_leaves)
+        prefix_right = log_prefix_rows(log_right, right_leaves)
+    else:
+        prefix_left, prefix_right = prefix_sums[0](), prefix_sums[1]()
+    out[:, m_mid - m_start :] = constant_weight_sums(
+        prefix_left, prefix_right, left_leaves, right_leaves, log_two_ell, m_mid, m_end, log_coef,
+        conv)
     return out
 
 
@@ -181,97 +178,84 @@ def tilted_fft_convolutions(F, G, left_leaves, right_leaves, n_parts_max, m_star
     ``E <= tolerance * value``; all terms are positive, so nothing cancels below that bound.
     Outputs no tilt resolves are summed directly. Tilts are placed from the top output
     downwards, each centred just below the band the previous one resolved.
+
+    Per tilt, the rows of both sides are windowed into one block and transformed by one batched
+    real FFT (each row's transform is the same computation as alone, so ``eta`` is unchanged); the
+    spectra of all output rows ``c`` are combined in a kernel, which also sums ``E`` per row
+    ``c`` with the same weights, and inverted by one batched transform.
     """
     C = n_parts_max
     n_out = m_end - m_start + 1
     out = np.full((C + 1, n_out), -np.inf)
-    rows_a = [a for a in range(2, F.shape[0]) if np.any(np.isfinite(F[a]))]
-    rows_b = [b for b in range(2, G.shape[0]) if np.any(np.isfinite(G[b]))]
-    pairs = {c: [(a, b) for a in rows_a for b in rows_b if np.isfinite(log_coef[a, b, c])]
-             for c in range(2, C + 1)}
+    rows_a = np.array([a for a in range(2, F.shape[0]) if np.any(np.isfinite(F[a]))],
+                      dtype=np.int64)
+    rows_b = np.array([b for b in range(2, G.shape[0]) if np.any(np.isfinite(G[b]))],
+                      dtype=np.int64)
+    # Output rows c with at least one pair (a, b) of finite rows and a nonzero merge count.
+    has_pairs = np.zeros(C + 1, dtype=bool)
+    if rows_a.size and rows_b.size:
+        has_pairs[2:] = np.isfinite(log_coef[np.ix_(rows_a, rows_b)][:, :, 2 : C + 1]).any(
+            axis=(0, 1))
     pending = np.zeros((C + 1, n_out), dtype=bool)
-    for c, pc in pairs.items():
-        if pc:
-            pending[c] = True
+    pending[has_pairs] = True
     if not pending.any():
         return out
     tilt = _TiltSelector(np.max(F[rows_a], axis=0), np.max(G[rows_b], axis=0))
     eps = np.finfo(np.float64).eps
     drop = math.exp(-TILT_WINDOW)
     target = m_end
-    while pending.any():
-        n_pending = np.count_nonzero(pending)
-        top = m_start + int(np.flatnonzero(pending.any(axis=0))[-1])
+    n_pending = int(np.count_nonzero(pending))
+    top = m_start + last_pending_column(pending)
+    n_a = rows_a.shape[0]
+    while True:
         target = min(target, top)
         theta = tilt(target)
         len_f = top - right_leaves + 1
         len_g = top - left_leaves + 1
-        win_f = _tilted_windows(F, rows_a, len_f, theta)
-        win_g = _tilted_windows(G, rows_b, len_g, theta)
-        if not win_f or not win_g:
+        # Every row's window of both sides in one block: one batched transform.
+        lo_f, width_f, lo_g, width_g, block, scale, n2, n1 = tilted_window_pair(
+            F, rows_a, len_f, G, rows_b, len_g, theta, TILT_WINDOW)
+        if lo_f < 0 or lo_g < 0:
             break
-        lo_f = min(w[0] for w in win_f.values())
-        hi_f = max(w[0] + w[1].shape[0] for w in win_f.values())
-        lo_g = min(w[0] for w in win_g.values())
-        hi_g = max(w[0] + w[1].shape[0] for w in win_g.values())
-        N = scipy.fft.next_fast_len((hi_f - lo_f) + (hi_g - lo_g) - 1, real=True)
-        spec_f = {a: _spectrum(w, lo_f, N) for a, w in win_f.items()}
-        spec_g = {b: _spectrum(w, lo_g, N) for b, w in win_g.items()}
+        N = scipy.fft.next_fast_len(width_f + width_g - 1, real=True)
         # Conv index i holds output m = i + lo_f + lo_g.
         i_lo = max(m_start - lo_f - lo_g, 0)
         i_hi = min(top - lo_f - lo_g, N - 1)
-        error_factor = FFT_ERROR_FACTOR * eps * math.log2(N)
-        for c, pc in pairs.items():
-            if not pc or i_hi < i_lo or not pending[c, : top - m_start + 1].any():
-                continue
-            usable = [(a, b) for a, b in pc if a in win_f and b in win_g]
-            if not usable:
-                continue
-            logw = np.array([log_coef[a, b, c] + win_f[a][2] + win_g[b][2] for a, b in usable])
-            shift = logw.max()
-            w = np.exp(logw - shift)
-            spec = np.zeros(N // 2 + 1, dtype=np.complex128)
-            bound = 0.0
-            for (a, b), wab in zip(usable, w, strict=True):
-                if wab == 0.0:
-                    continue
-                spec += wab * spec_f[a] * spec_g[b]
-                _, xa, _, n2a, n1a = win_f[a]
-                _, yb, _, n2b, n1b = win_g[b]
-                bound += wab * (error_factor * n2a * n2b + drop * (len_f * n1b + len_g * n1a))
-            h = scipy.fft.irfft(spec, N)[i_lo : i_hi + 1]
-            m_values = np.arange(i_lo, i_hi + 1) + lo_f + lo_g
-            cols = m_values - m_start
-            ok = pending[c, cols] & (h * tolerance > bound)
-            idx = np.flatnonzero(ok)
-            out[c, cols[idx]] = np.log(h[idx]) + shift + theta * m_values[idx]
-            pending[c, cols[idx]] = False
+        parts = pending_parts(pending, has_pairs, top - m_start)
+        accepted = 0
+        if i_hi >= i_lo and parts.size:
+            spectra = scipy.fft.rfft(block, N, axis=1)
+            spec, shift, bound, usable = combine_tilted_spectra(
+                spectra[:n_a], spectra[n_a:], rows_a, rows_b, scale[:n_a], scale[n_a:],
+                n2[:n_a], n2[n_a:], n1[:n_a], n1[n_a:], log_coef, parts,
+                FFT_ERROR_FACTOR * eps * math.log2(N), drop, len_f, len_g)
+            h = scipy.fft.irfft(spec, N, axis=1)
+            accepted = accept_tilted_outputs(h, parts, usable, shift, bound, i_lo, i_hi,
+                                             lo_f + lo_g, m_start, theta, tolerance, pending,
+                                             out)
+        n_pending -= accepted
         # Outputs at the top that this tilt did not resolve are summed directly: just the top one
         # when the tilt made progress, else a block below it (a corner of the envelopes that no
         # single tilt centres, e.g. where a subtree's bound leaves the Stirling regime).
         if pending[:, top - m_start].any():
-            progress = np.count_nonzero(pending) < n_pending
-            block = 1 if progress else DIRECT_BLOCK
-            lo = max(m_start, top - block + 1)
-            direct = node_sums_direct(F, G, left_leaves, right_leaves, 0.0, lo, top, False,
-                                      log_coef, C)
+            size = 1 if accepted else DIRECT_BLOCK
+            lo = max(m_start, top - size + 1)
             sl = slice(lo - m_start, top - m_start + 1)
+            # Only the rows still pending there (often one or two): fewer pairs to sum.
+            direct = node_sums_direct_rows(F, G, left_leaves, right_leaves, 0.0, lo, top, False,
+                                           log_coef, pending[:, sl].any(axis=1))
             out[:, sl] = np.where(pending[:, sl], direct, out[:, sl])
+            n_pending -= int(np.count_nonzero(pending[:, sl]))
             pending[:, sl] = False
-        if not pending.any():
+        if not n_pending:
             break
         # Centre the next tilt just below the band this one resolved (bands scale with m).
-        resolved = ~pending[:, : target - m_start + 1].any(axis=0)
-        unresolved = np.flatnonzero(~resolved)
-        run = resolved.shape[0] - 1 - (unresolved[-1] if unresolved.size else -1)
-        new_top = m_start + int(np.flatnonzero(pending.any(axis=0))[-1])
-        width = max(run - 1, 0)
-        target = max(m_start, new_top - int(0.8 * width * new_top / max(target, 1)))
+        top, target = next_tilt_target(pending, m_start, target)
     # Anything left (no usable window) is summed directly.
-    for c in range(2, C + 1):
-        for col in np.flatnonzero(pending[c]):
-            out[c, col] = node_sums_direct(F, G, left_leaves, right_leaves, 0.0, m_start + col,
-                                           m_start + col, False, log_coef, C)[c, 0]
+    for col in np.flatnonzero(pending.any(axis=0)):
+        direct = node_sums_direct_rows(F, G, left_leaves, right_leaves, 0.0, m_start + col,
+                                       m_start + col, False, log_coef, pending[:, col])
+        out[pending[:, col], col] = direct[pending[:, col], 0]
     return out
 
 
@@ -318,23 +302,6 @@ class _TiltSelector:
             # The target is a hull vertex: any slope between the two edges centres it.
             return float(max(0.5 * (self.slopes[i] + self.slopes[i + 1]), 0.0))
         return float(max(self.slopes[i], 0.0))
-
-
-def _tilted_windows(table, rows, length, theta):
-    """Per row: (offset, x, log scale, ||x||_2, ||x||_1) of the tilted, rescaled peak window."""
-    out = {}
-    for a in rows:
-        first, x, s, n2, n1 = tilted_window(table[a], length, theta, TILT_WINDOW)
-        if first >= 0:
-            out[a] = (first, x, s, n2, n1)
-    return out
-
-
-def _spectrum(window, origin, N):
-    first, x = window[0], window[1]
-    padded = np.zeros(N)
-    padded[first - origin : first - origin + x.shape[0]] = x
-    return scipy.fft.rfft(padded)
 
 
 # ---------------------------------------------------------------------------- tight, exact

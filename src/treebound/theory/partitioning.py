@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import math
 from collections import OrderedDict
+from functools import partial
 
 import numpy as np
 
@@ -174,6 +175,13 @@ class _Store:
     def __contains__(self, key):
         return (*self._prefix, key) in self._cache._entries
 
+    def discard(self, key) -> None:
+        """Drop the entry of ``key`` if there is one."""
+        cache = self._cache
+        old = cache._entries.pop((*self._prefix, key), None)
+        if old is not None:
+            cache._nbytes -= old[1]
+
     def __setitem__(self, key, value):
         cache = self._cache
         full = (*self._prefix, key)
@@ -255,6 +263,7 @@ def ensure_log_tables(structure, n_parts_max, max_m, n_features, cache, method="
     if todo:
         log_stirling = cache.log_stirling(max_m, n_parts_max)
         log_coef = cache.log_coef(n_parts_max)
+        prefix_store = cache.store("tight_log_prefix", n_features)
     for t in todo:
         C = min(n_parts_max, t.n_leaves)
         if t.is_leaf:
@@ -262,12 +271,26 @@ def ensure_log_tables(structure, n_parts_max, max_m, n_features, cache, method="
             table[:, : min(1, max_m) + 1] = log_stirling[: C + 1, : min(1, max_m) + 1]
             table[1, 1:] = 0.0
         else:
+            # A subtree is the child of many candidate shapes: its rows' prefix sums are kept.
+            prefix_sums = (partial(_log_prefix_rows, t.left, store, prefix_store),
+                           partial(_log_prefix_rows, t.right, store, prefix_store))
             table = _tables.log_node_table(
                 t.n_leaves, t.left.n_leaves, t.right.n_leaves, t.left is t.right,
                 store[t.left], store[t.right], C, max_m, n_features, log_stirling, log_coef,
-                method)
+                method, prefix_sums)
         store[t] = table
+        prefix_store.discard(t)  # prefix sums of a replaced table are stale
     return store[structure]
+
+
+def _log_prefix_rows(structure, store, prefix_store):
+    """Memoized ``log_prefix_rows`` of the stored table of ``structure`` (dropped whenever that
+    table is stored again)."""
+    prefix = prefix_store.get(structure)
+    if prefix is None:
+        prefix = _tables.log_prefix_rows(store[structure], structure.n_leaves)
+        prefix_store[structure] = prefix
+    return prefix
 
 
 def _tight_log_values(structure, n_parts_max, m, n_features, cache, clip=True):

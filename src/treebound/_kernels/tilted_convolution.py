@@ -1,0 +1,239 @@
+"""numba kernels of one tilt of :func:`treebound.theory._tables.tilted_fft_convolutions`.
+
+One tilt ``theta`` needs: the tilted, rescaled peak windows of every row of both tables (one
+2-D block per table, so each side takes a single batched FFT), the spectra of every output row
+``c`` combined from the rows' spectra with the merge weights (plus each row's a-posteriori error
+bound), and, after the batched inverse FFT, the outputs whose error bound meets the tolerance.
+The FFTs themselves stay in scipy; these kernels replace the per-row and per-pair Python loops
+around them. Plain arrays only: nothing here knows about structures.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from treebound._config import JIT_OPTIONS
+
+NEG_INF = -np.inf
+
+
+@njit(**JIT_OPTIONS)
+def _window_spans(table, rows, length, theta, window, first, last, scale):
+    """Per row ``r = rows[i]``: ``scale[i] = s = max_k z[k]`` with ``z[k] = table[r, k] - theta k``
+    (``k < length``) and the index range ``first[i]..last[i]`` of the ``k`` with ``z[k] >= s -
+    window`` (``-1`` and ``s = -inf`` for a row without a finite entry). Returns the smallest
+    ``first`` and the largest ``last + 1`` (``-1, -1`` when no row has a window)."""
+    lo = -1
+    hi = -1
+    for i in range(rows.shape[0]):
+        values = table[rows[i]]
+        first[i] = -1
+        last[i] = -1
+        s = NEG_INF
+        for k in range(length):
+            v = values[k]
+            if v != NEG_INF:
+                z = v - theta * k
+                if z > s:
+                    s = z
+        scale[i] = s
+        if s == NEG_INF:
+            continue
+        cut = s - window
+        for k in range(length):
+            v = values[k]
+            if v != NEG_INF and v - theta * k >= cut:
+                if first[i] < 0:
+                    first[i] = k
+                last[i] = k
+        if lo < 0 or first[i] < lo:
+            lo = first[i]
+        if last[i] + 1 > hi:
+            hi = last[i] + 1
+    return lo, hi
+
+
+@njit(**JIT_OPTIONS)
+def _fill_windows(table, rows, theta, first, last, scale, lo, block, row_offset, n2, n1):
+    """Write ``exp(z[k] - s)`` of each row's window into ``block[row_offset + i, k - lo]``; the
+    rows' 2- and 1-norms into ``n2``/``n1`` (same offset)."""
+    for i in range(rows.shape[0]):
+        if first[i] < 0:
+            continue
+        values = table[rows[i]]
+        s = scale[i]
+        sq = 0.0
+        ab = 0.0
+        for k in range(first[i], last[i] + 1):
+            v = values[k]
+            x = 0.0 if v == NEG_INF else math.exp(v - theta * k - s)
+            block[row_offset + i, k - lo] = x
+            sq += x * x
+            ab += x
+        n2[row_offset + i] = math.sqrt(sq)
+        n1[row_offset + i] = ab
+
+
+@njit(**JIT_OPTIONS)
+def tilted_window_pair(table_f, rows_f, length_f, table_g, rows_g, length_g, theta, window):
+    """Tilted, rescaled peak windows of both tables' rows, stacked for one batched transform.
+
+    For each row ``r`` of a side: ``z[k] = table[r, k] - theta k`` (``k < length``), ``s = max
+    z``; the window is the smallest index range holding every ``k`` with ``z[k] >= s - window``
+    (entries below are dropped; the caller's error bound accounts for them). Returns
+    ``(lo_f, width_f, lo_g, width_g, block, scale, n2, n1)``: rows ``0..len(rows_f) - 1`` of
+    ``block`` hold ``exp(z[k] - s)`` of the first table at column ``k - lo_f`` (zero outside the
+    window), the next rows those of the second table at ``k - lo_g``; ``lo``/``width`` span a
+    side's windows; ``scale``, ``n2``, ``n1`` are the rows' ``s`` and 2- and 1-norms. A row
+    without a finite entry gets ``s = -inf`` and a zero row; ``lo_f`` or ``lo_g`` is ``-1`` (and
+    ``block`` empty) when a side has no window at all.
+    """
+    n_f = rows_f.shape[0]
+    n_g = rows_g.shape[0]
+    first = np.empty(n_f + n_g, dtype=np.int64)
+    last = np.empty(n_f + n_g, dtype=np.int64)
+    scale = np.empty(n_f + n_g)
+    n2 = np.zeros(n_f + n_g)
+    n1 = np.zeros(n_f + n_g)
+    lo_f, hi_f = _window_spans(table_f, rows_f, length_f, theta, window, first[:n_f],
+                               last[:n_f], scale[:n_f])
+    lo_g, hi_g = _window_spans(table_g, rows_g, length_g, theta, window, first[n_f:],
+                               last[n_f:], scale[n_f:])
+    if lo_f < 0 or lo_g < 0:
+        return lo_f, 0, lo_g, 0, np.zeros((n_f + n_g, 0)), scale, n2, n1
+    block = np.zeros((n_f + n_g, max(hi_f - lo_f, hi_g - lo_g)))
+    _fill_windows(table_f, rows_f, theta, first[:n_f], last[:n_f], scale[:n_f], lo_f, block, 0,
+                  n2, n1)
+    _fill_windows(table_g, rows_g, theta, first[n_f:], last[n_f:], scale[n_f:], lo_g, block,
+                  n_f, n2, n1)
+    return lo_f, hi_f - lo_f, lo_g, hi_g - lo_g, block, scale, n2, n1
+
+
+@njit(**JIT_OPTIONS)
+def combine_tilted_spectra(spec_f, spec_g, rows_a, rows_b, scale_f, scale_g, n2_f, n2_g,
+                           n1_f, n1_g, log_coef, parts, error_factor, drop, len_f, len_g):
+    """Spectra of the output rows ``c = parts[j]`` and their error bounds, for one tilt.
+
+    Row ``j`` of the result is ``sum_{a,b} w_ab X_a Y_b`` over the pairs with a finite merge
+    coefficient and a window on both sides, ``w_ab = exp(log_coef[a, b, c] + s_a + s_b - shift_j)``
+    (``shift_j`` = the largest exponent, so the largest weight is 1); ``bound[j] = sum_ab w_ab
+    (error_factor ||x_a||_2 ||y_b||_2 + drop (len_f ||y_b||_1 + len_g ||x_a||_1))`` is the
+    a-posteriori bound on the error of every output of that row (see the caller). ``usable[j]``
+    is false when no pair has both windows (the row is then left zero).
+    """
+    n_parts = parts.shape[0]
+    n_freq = spec_f.shape[1]
+    spec = np.zeros((n_parts, n_freq), dtype=np.complex128)
+    shift = np.full(n_parts, NEG_INF)
+    bound = np.zeros(n_parts)
+    usable = np.zeros(n_parts, dtype=np.bool_)
+    for j in range(n_parts):
+        c = parts[j]
+        for i in range(rows_a.shape[0]):
+            if scale_f[i] == NEG_INF:
+                continue
+            for t in range(rows_b.shape[0]):
+                if scale_g[t] == NEG_INF:
+                    continue
+                coef = log_coef[rows_a[i], rows_b[t], c]
+                if coef == NEG_INF:
+                    continue
+                usable[j] = True
+                logw = coef + scale_f[i] + scale_g[t]
+                if logw > shift[j]:
+                    shift[j] = logw
+        if not usable[j]:
+            continue
+        for i in range(rows_a.shape[0]):
+            if scale_f[i] == NEG_INF:
+                continue
+            for t in range(rows_b.shape[0]):
+                if scale_g[t] == NEG_INF:
+                    continue
+                coef = log_coef[rows_a[i], rows_b[t], c]
+                if coef == NEG_INF:
+                    continue
+                w = math.exp(coef + scale_f[i] + scale_g[t] - shift[j])
+                if w == 0.0:
+                    continue
+                for q in range(n_freq):
+                    spec[j, q] += w * spec_f[i, q] * spec_g[t, q]
+                bound[j] += w * (error_factor * n2_f[i] * n2_g[t]
+                                 + drop * (len_f * n1_g[t] + len_g * n1_f[i]))
+    return spec, shift, bound, usable
+
+
+@njit(**JIT_OPTIONS)
+def accept_tilted_outputs(h, parts, usable, shift, bound, i_lo, i_hi, offset, m_start, theta,
+                          tolerance, pending, out):
+    """Store the outputs of one tilt whose error bound is within ``tolerance`` of their value.
+
+    ``h[j, i]`` is the tilted convolution of output row ``parts[j]`` at ``m = i + offset``; an
+    entry still ``pending`` is accepted when ``h * tolerance > bound[j]`` and stored as
+    ``log h + shift[j] + theta m`` (undoing the rescaling and the tilt). Returns how many were.
+    """
+    accepted = 0
+    for j in range(parts.shape[0]):
+        if not usable[j]:
+            continue
+        c = parts[j]
+        for i in range(i_lo, i_hi + 1):
+            m = i + offset
+            col = m - m_start
+            value = h[j, i]
+            if pending[c, col] and value * tolerance > bound[j]:
+                out[c, col] = math.log(value) + shift[j] + theta * m
+                pending[c, col] = False
+                accepted += 1
+    return accepted
+
+
+@njit(**JIT_OPTIONS)
+def pending_parts(pending, has_pairs, last_col):
+    """Output rows ``c`` with pairs and a pending entry in columns ``0..last_col``."""
+    n_rows = pending.shape[0]
+    out = np.empty(n_rows, dtype=np.int64)
+    n = 0
+    for c in range(n_rows):
+        if not has_pairs[c]:
+            continue
+        for col in range(last_col + 1):
+            if pending[c, col]:
+                out[n] = c
+                n += 1
+                break
+    return out[:n]
+
+
+@njit(**JIT_OPTIONS)
+def last_pending_column(pending):
+    """Largest column with a pending entry (``-1`` when none)."""
+    for col in range(pending.shape[1] - 1, -1, -1):
+        for c in range(pending.shape[0]):
+            if pending[c, col]:
+                return col
+    return -1
+
+
+@njit(**JIT_OPTIONS)
+def next_tilt_target(pending, m_start, target):
+    """Top pending output and the next tilt's target, just below the band the last one resolved.
+
+    ``run`` = the number of fully resolved columns at the top of ``m_start..target``; bands scale
+    with ``m``, so the target moves ``0.8 run new_top / target`` below the new top output.
+    """
+    new_top = m_start + last_pending_column(pending)
+    last_unresolved = -1
+    for col in range(target - m_start, -1, -1):
+        for c in range(pending.shape[0]):
+            if pending[c, col]:
+                last_unresolved = col
+                break
+        if last_unresolved >= 0:
+            break
+    run = target - m_start - last_unresolved
+    width = max(run - 1, 0)
+    return new_top, max(m_start, new_top - int(0.8 * width * new_top / max(target, 1)))
