@@ -84,9 +84,30 @@ def next_random(state, high):
 
 
 @njit(**NO_NRT_INLINE_JIT_OPTIONS)
-def block_worth_it(n_node, n_block, block_floats):
-    """A histogram block pays off when filling it costs about as much as scanning it."""
-    return n_block > 0 and block_floats <= 16 * n_node * n_block
+def block_worth_it(n_node, n_block, block_floats, min_cells):
+    """A histogram block pays off when filling it costs about as much as scanning it, and only
+    if the node is large enough to search some feature by histogram (``2 n >= codes x width``,
+    see :func:`find_best_test`): smaller nodes, and so all their descendants, sort instead."""
+    return n_block > 0 and block_floats <= 16 * n_node * n_block and 2 * n_node >= min_cells
+
+
+@njit(**NO_NRT_INLINE_JIT_OPTIONS)
+def stays_leaf(n_node, depth, weight, impurity, sum_wy, task, max_depth, min_samples_split,
+               min_samples_leaf):
+    """Whether a node is a leaf whatever its data (depth, size, purity): no test is searched."""
+    if max_depth >= 0 and depth >= max_depth:
+        return True
+    if n_node < min_samples_split or n_node < 2 * min_samples_leaf:
+        return True
+    if impurity <= _EPSILON:
+        return True
+    if task == TASK_REGRESSION:
+        # sum w y^2 - (sum w y)^2 / w cancels: below ~64 eps (mean^2 + var) the variance is
+        # rounding noise (it would depend on the order of the rows), so the node is pure
+        mean = sum_wy / weight
+        if impurity <= 64.0 * _EPSILON * (mean * mean + impurity):
+            return True
+    return False
 
 
 @njit(**NO_NRT_JIT_OPTIONS)
@@ -105,18 +126,10 @@ def find_best_test(node, ni, nf, nv, const_pool, blocks, block_counts, block_siz
     n_node = ni[node, I_N_SAMPLES]
     weight = nf[node, F_WEIGHT]
     impurity = nf[node, F_IMPURITY]
-    if max_depth >= 0 and ni[node, I_DEPTH] >= max_depth:
+    sum_wy = nv[node * width + 1] if task == TASK_REGRESSION else 0.0
+    if stays_leaf(n_node, ni[node, I_DEPTH], weight, impurity, sum_wy, task, max_depth,
+                  min_samples_split, min_samples_leaf):
         return map_used
-    if n_node < min_samples_split or n_node < 2 * min_samples_leaf:
-        return map_used
-    if impurity <= _EPSILON:
-        return map_used
-    if task == TASK_REGRESSION:
-        # sum w y^2 - (sum w y)^2 / w cancels: below ~64 eps (mean^2 + var) the variance is
-        # rounding noise (it would depend on the order of the rows), so the node is pure
-        mean = nv[node * width + 1] / weight
-        if impurity <= 64.0 * _EPSILON * (mean * mean + impurity):
-            return map_used
     start = ni[node, I_SEG_START]
     end = start + n_node
     poff = node * width
@@ -162,18 +175,23 @@ def find_best_test(node, ni, nf, nv, const_pool, blocks, block_counts, block_siz
                                            task, width, criterion, nv, poff, weight, parent_mass,
                                            min_samples_leaf, left, right)
         elif kind[f] == KIND_HISTOGRAM and nc * width > 2 * n_node:
-            # Few samples for many codes: sorting the node's samples beats any histogram.
-            if nc <= 4 * n_node:
-                counting_sort_node(samples, start, end, codes, f, nc, sort_counts, sort_out)
-            else:
-                argsort_node(samples, start, end, codes, f, sort_keys, sort_out, perm_buf,
-                             perm_scratch)
-            if codes[f, sort_out[0, 0]] == codes[f, sort_out[0, n_node - 1]]:
-                constant = True
-            else:
+            # Few samples for many codes: sorting the node's samples beats any histogram. Most
+            # features of small nodes are constant there: check that first, it is cheaper.
+            first_code = codes[f, samples[0, start]]
+            constant = True
+            for i_s in range(start + 1, end):
+                if codes[f, samples[0, i_s]] != first_code:
+                    constant = False
+                    break
+            if not constant:
+                if nc <= 4 * n_node:
+                    counting_sort_node(samples, start, end, codes, f, nc, sort_counts, sort_out)
+                else:
+                    argsort_node(samples, start, end, codes, f, sort_keys, sort_out, perm_buf,
+                                 perm_scratch)
                 gain, lo, hi = scan_sorted(sort_out, 0, 0, n_node, codes, f, y_cls, y_val, w,
-                                           task, width, criterion, nv, poff, weight, parent_mass,
-                                           min_samples_leaf, left, right)
+                                           task, width, criterion, nv, poff, weight,
+                                           parent_mass, min_samples_leaf, left, right)
         else:
             in_block = block_row >= 0 and block_slot[f] >= 0
             if in_block:
