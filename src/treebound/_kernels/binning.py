@@ -138,3 +138,45 @@ def offset_codes(X, cols, lo, counted, table_offset, table, codes):
         else:
             for i in range(n):
                 table[base + codes[j, i]] = 1
+
+
+@njit(**NO_NRT_JIT_OPTIONS)
+def narrow_codes(X, lo, small, seen):
+    """``small[i, j] = X[i, j] - lo[j]`` as uint8 and the values present as bit masks
+    (``seen[4 j + c // 64]`` bit ``c % 64``), for every column in row-major passes that the
+    compiler vectorises (no column indirection); only columns spanning <= 256 integers are
+    meaningful, the others hold garbage that is never used."""
+    n, d = X.shape
+    for i in range(n):
+        for j in range(d):
+            small[i, j] = np.int32(X[i, j] - lo[j])
+    # a second pass is faster than marking in the first (which then does not vectorise);
+    # unsigned indices spare numba's negative-index wraparound
+    for i in range(n):
+        for j in range(d):
+            c = np.uint64(small[i, j])
+            seen[np.uint64(4 * j) + (c >> np.uint64(6))] |= np.uint64(1) << (c & np.uint64(63))
+
+
+@njit(**NO_NRT_JIT_OPTIONS)
+def map_small_codes(small, j, mapping):
+    """``small[i, j] = mapping[small[i, j]]`` (value offsets to ranks)."""
+    for i in range(small.shape[0]):
+        small[i, j] = mapping[small[i, j]]
+
+
+@njit(**NO_NRT_JIT_OPTIONS)
+def widen_codes(small, cols, codes):
+    """``codes[cols[h], i] = small[i, h]``: the feature-major int32 codes from the uint8 ones,
+    in blocks of 8 rows (the uint8 matrix is several times smaller than X to read across)."""
+    n = small.shape[0]
+    n8 = n - n % 8
+    for i0 in range(0, n8, 8):
+        for h in range(cols.shape[0]):
+            j = cols[h]
+            for k in range(8):
+                codes[j, i0 + k] = small[i0 + k, h]
+    for h in range(cols.shape[0]):
+        j = cols[h]
+        for i in range(n8, n):
+            codes[j, i] = small[i, h]

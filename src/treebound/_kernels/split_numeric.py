@@ -216,18 +216,26 @@ def scan_histogram(hist, hoff, hcount, coff, counts_in_hist, n_codes, n_node, ta
                     best_gain = gain
                     best_lo = prev
                     best_hi = b
-        if incremental:
+        if incremental and criterion == GINI:
+            # branch-free: an empty class adds exactly 0 to every sum (no mispredictions on
+            # the many empty class cells of wide histograms)
+            for k in range(width):
+                h = hist[base + k]
+                cl = left[k]
+                cr = right[k]
+                sq_left += h * (2.0 * cl + h)
+                sq_right += h * (h - 2.0 * cr)
+                left[k] = cl + h
+                right[k] = cr - h
+                weight_left += h
+        elif incremental:
             for k in range(width):
                 h = hist[base + k]
                 if h != 0.0:
                     cl = left[k]
                     cr = right[k]
-                    if criterion == GINI:
-                        sq_left += h * (2.0 * cl + h)
-                        sq_right += h * (h - 2.0 * cr)
-                    else:
-                        xl_left += xlog2x(cl + h) - xlog2x(cl)
-                        xl_right += xlog2x(cr - h) - xlog2x(cr)
+                    xl_left += xlog2x(cl + h) - xlog2x(cl)
+                    xl_right += xlog2x(cr - h) - xlog2x(cr)
                     left[k] = cl + h
                     right[k] = cr - h
                     weight_left += h

@@ -25,9 +25,12 @@ from treebound._kernels.binning import (
     column_ranges,
     gather_codes_t,
     map_codes,
+    map_small_codes,
+    narrow_codes,
     offset_codes,
     small_integer_ranks,
     transpose_columns,
+    widen_codes,
 )
 from treebound._kernels.node_search import KIND_CATEGORICAL, KIND_HISTOGRAM, KIND_PRESORTED
 
@@ -79,7 +82,17 @@ def code_features(X_enc: np.ndarray, n_categories: np.ndarray, splitter: str, ma
     # counts are only needed when the values may have to be binned
     counted = (size[table_cols] > max_bins) & (splitter == "hist")
     codes = np.empty((d, n), dtype=np.int32)
-    offset_codes(X, table_cols, lo_x, counted, table_offset, table, codes)
+    # Columns spanning <= 256 values go through a sample-major uint8 matrix (which is also
+    # the codes_t the histogram blocks want), the others straight to codes.
+    narrow = (size[table_cols] <= 256) & ~counted
+    narrow_cols = table_cols[narrow]
+    small = np.empty((n, d), dtype=np.uint8)
+    seen = np.zeros(4 * d, dtype=np.uint64)
+    if narrow_cols.shape[0]:
+        narrow_codes(X, lo_x, small, seen)
+    present_small = np.unpackbits(seen.view(np.uint8), bitorder="little").reshape(d, 256)
+    offset_codes(X, table_cols[~narrow], lo_x, counted[~narrow], table_offset[:-1][~narrow],
+                 table, codes)
     rest = np.flatnonzero(~tabled)
     columns = np.empty((rest.shape[0], n), dtype=np.float64)
     if rest.shape[0]:
@@ -93,14 +106,20 @@ def code_features(X_enc: np.ndarray, n_categories: np.ndarray, splitter: str, ma
         value_offset[j] = pos
         if tabled[j]:
             h = int(np.searchsorted(table_cols, j))
-            seg = table[table_offset[h] : table_offset[h + 1]]
+            seg = (present_small[j, : size[j]] if narrow[h]
+                   else table[table_offset[h] : table_offset[h + 1]])
             present = np.flatnonzero(seg)
             uniq = lo_x[j] + present.astype(np.float64)
             q, lo, hi, kind[j], code_of_unique = _code_values(uniq, seg[present], splitter,
                                                               max_bins, width)
             if q < seg.shape[0]:  # codes hold value - lo: map them to ranks / bins
-                seg[present] = code_of_unique
-                map_codes(codes, j, table, table_offset[h])
+                if narrow[h]:
+                    mapping = np.zeros(256, dtype=np.uint8)
+                    mapping[present] = code_of_unique
+                    map_small_codes(small, j, mapping)
+                else:
+                    seg[present] = code_of_unique
+                    map_codes(codes, j, table, table_offset[h])
         else:
             col = columns[int(np.searchsorted(rest, j))]
             if n_categories[j] > 0:
@@ -125,8 +144,14 @@ def code_features(X_enc: np.ndarray, n_categories: np.ndarray, splitter: str, ma
         pos += q
     empty = np.empty(0, dtype=np.float64)
     hist_features = np.flatnonzero((kind != KIND_PRESORTED) & (n_codes <= 256))
-    codes_t = np.empty((n, hist_features.shape[0]), dtype=np.uint8)
-    gather_codes_t(codes, hist_features.astype(np.int64), codes_t)
+    if narrow_cols.shape[0] < d:
+        small = np.ascontiguousarray(small[:, narrow_cols])
+    widen_codes(small, narrow_cols, codes)
+    if np.array_equal(hist_features, narrow_cols):
+        codes_t = small
+    else:
+        codes_t = np.empty((n, hist_features.shape[0]), dtype=np.uint8)
+        gather_codes_t(codes, hist_features.astype(np.int64), codes_t)
     return CodedFeatures(
         codes=codes,
         codes_t=codes_t,
