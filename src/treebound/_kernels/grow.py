@@ -185,6 +185,19 @@ def _split_loop(st, ni, nf, nv, const_pool, free_const, blocks, block_counts, fr
             write = start
             n_right = 0
             h_route = block_slot[f]
+            # Class counts of the children straight from the parent's histogram of the split
+            # feature when it has one (exact: integer counts), not sample by sample.
+            stats_from_block = (parent_block >= 0 and h_route >= 0 and unit_weights
+                                and task != TASK_REGRESSION)
+            if stats_from_block:
+                base = parent_block * block_size + hist_offset[h_route]
+                for code in range(n_codes[f]):
+                    if map_offset >= 0:
+                        slot = map_pool[map_offset + code]
+                    else:
+                        slot = 0 if code <= lo_code else 1
+                    for col in range(width):
+                        child_stats[slot * width + col] += blocks[base + code * width + col]
             for i in range(start, end):
                 s = samples[0, i]
                 code = np.int64(codes_t[s, h_route]) if h_route >= 0 else np.int64(codes[f, s])
@@ -194,7 +207,9 @@ def _split_loop(st, ni, nf, nv, const_pool, free_const, blocks, block_counts, fr
                     slot = 0 if code <= lo_code else 1
                 if n_presorted > 0:
                     slot_of[s] = slot
-                if unit_weights and task != TASK_REGRESSION:
+                if stats_from_block:
+                    pass
+                elif unit_weights and task != TASK_REGRESSION:
                     child_stats[slot * width + y_cls[s]] += 1.0
                 else:
                     _add_sample(child_stats, slot * width, s, y_cls, y_val, w, task)
@@ -322,9 +337,9 @@ def _split_loop(st, ni, nf, nv, const_pool, free_const, blocks, block_counts, fr
             ni[c, I_CONST_ROW] = row
             st[S_MAP_USED] = find_best_test(
                 c, ni, nf, nv, const_pool, blocks, block_counts, block_size, stored_counts,
-                samples, presorted, codes, n_codes, kind, presort_row, block_slot, hist_offset,
-                count_offset, lo_values, hi_values, value_offset, y_cls, y_val, w, task, width,
-                criterion, growth, max_depth, min_samples_split, min_samples_leaf,
+                samples, presorted, codes, codes_t, n_codes, kind, presort_row, block_slot,
+                hist_offset, count_offset, lo_values, hi_values, value_offset, y_cls, y_val, w,
+                task, width, criterion, growth, max_depth, min_samples_split, min_samples_leaf,
                 min_impurity_decrease, root_weight, max_features, multiway, rng, cand, left,
                 right, hist, hcount, sort_out, sort_keys, sort_counts, present, cat_keys,
                 in_left, slot_map, map_pool, st[S_MAP_USED], unit_weights, order_buf,
@@ -502,7 +517,7 @@ def grow_tree(codes, codes_t, n_codes, kind, lo_values, hi_values, value_offset,
     st[S_N_LEAVES] = 1
     st[S_MAP_USED] = find_best_test(
         0, ni, nf, nv, const_pool, blocks, block_counts, block_size, stored_counts, samples,
-        presorted, codes, n_codes, kind, presort_row, block_slot, hist_offset, count_offset,
+        presorted, codes, codes_t, n_codes, kind, presort_row, block_slot, hist_offset, count_offset,
         lo_values, hi_values, value_offset, y_cls, y_val, w, task, width, criterion, growth,
         max_depth, min_samples_split, min_samples_leaf, min_impurity_decrease, root_weight,
         max_features, multiway, rng, cand, left, right, hist, hcount, sort_out, sort_keys,
