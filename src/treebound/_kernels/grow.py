@@ -58,6 +58,7 @@ from treebound._kernels.node_search import (
     stays_leaf,
 )
 from treebound._kernels.partition import partition_binary, partition_kway
+from treebound._kernels.prefetch import prefetch
 
 # scalar growth state shared between grow_tree and _split_loop
 S_N_NODES = 0
@@ -67,6 +68,8 @@ S_N_FREE_CONST = 3
 S_N_FREE_BLOCKS = 4
 S_MAP_USED = 5
 N_STATE = 6
+#: How many samples ahead the routing loop prefetches codes_t rows.
+_PREFETCH = 16
 
 
 @njit(**JIT_OPTIONS)
@@ -127,7 +130,7 @@ def _split_loop(st, ni, nf, nv, const_pool, free_const, blocks, block_counts, fr
                 tmp, cand, left, right, hist, hcount, sort_out, sort_keys, sort_counts, present,
                 cat_keys, in_left, slot_map, child_stats, child_counts, child_offsets,
                 child_rows, child_keep, positions, order_buf, best_order_buf, perm_buf,
-                perm_scratch):
+                perm_scratch, node_y):
     """Split frontier nodes until done (returns 0) or an array is too small (returns 1).
 
     Before each split the capacities needed for its children are checked; on failure nothing
@@ -199,6 +202,8 @@ def _split_loop(st, ni, nf, nv, const_pool, free_const, blocks, block_counts, fr
                     for col in range(width):
                         child_stats[slot * width + col] += blocks[base + code * width + col]
             for i in range(start, end):
+                if h_route >= 0 and i + _PREFETCH < end:
+                    prefetch(codes_t, samples[0, i + _PREFETCH] * n_block + h_route)
                 s = samples[0, i]
                 code = np.int64(codes_t[s, h_route]) if h_route >= 0 else np.int64(codes[f, s])
                 if map_offset >= 0:
@@ -343,7 +348,7 @@ def _split_loop(st, ni, nf, nv, const_pool, free_const, blocks, block_counts, fr
                 min_impurity_decrease, root_weight, max_features, multiway, rng, cand, left,
                 right, hist, hcount, sort_out, sort_keys, sort_counts, present, cat_keys,
                 in_left, slot_map, map_pool, st[S_MAP_USED], unit_weights, order_buf,
-                best_order_buf, perm_buf, perm_scratch)
+                best_order_buf, perm_buf, perm_scratch, node_y)
             if ni[c, I_P_FEATURE] < 0:
                 free_const[st[S_N_FREE_CONST]] = row
                 st[S_N_FREE_CONST] += 1
@@ -449,6 +454,7 @@ def grow_tree(codes, codes_t, n_codes, kind, lo_values, hi_values, value_offset,
     best_order_buf = np.empty(max_codes, dtype=np.int64)
     perm_buf = np.empty(max(n, max_codes), dtype=np.int64)
     perm_scratch = np.empty(max(n, max_codes), dtype=np.int64)
+    node_y = np.empty(n, dtype=np.int32)
     rng = np.empty(1, dtype=np.uint64)
     rng[0] = np.uint64(seed)
     unit_weights = True
@@ -522,7 +528,7 @@ def grow_tree(codes, codes_t, n_codes, kind, lo_values, hi_values, value_offset,
         max_depth, min_samples_split, min_samples_leaf, min_impurity_decrease, root_weight,
         max_features, multiway, rng, cand, left, right, hist, hcount, sort_out, sort_keys,
         sort_counts, present, cat_keys, in_left, slot_map, map_pool, 0, unit_weights,
-        order_buf, best_order_buf, perm_buf, perm_scratch)
+        order_buf, best_order_buf, perm_buf, perm_scratch, node_y)
     if ni[0, I_P_FEATURE] >= 0:
         if max_leaf_nodes > 0:
             st[S_N_FRONTIER] = heap_push(heap_keys, frontier, 0, -nf[0, F_PRIORITY], 0)
@@ -539,7 +545,8 @@ def grow_tree(codes, codes_t, n_codes, kind, lo_values, hi_values, value_offset,
                       multiway, rng, unit_weights, slot_of, tmp, cand, left, right, hist, hcount,
                       sort_out, sort_keys, sort_counts, present, cat_keys, in_left, slot_map,
                       child_stats, child_counts, child_offsets, child_rows, child_keep,
-                      positions, order_buf, best_order_buf, perm_buf, perm_scratch) != 0:
+                      positions, order_buf, best_order_buf, perm_buf, perm_scratch,
+                      node_y) != 0:
         # Grow whatever is too small for the next split (it has at most max_children children).
         need = max_children
         if st[S_N_NODES] + need > ni.shape[0]:

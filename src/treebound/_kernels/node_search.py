@@ -26,11 +26,14 @@ from treebound._kernels.histograms import counts_from_stats
 from treebound._kernels.split_categorical import best_binary_subset, best_multiway
 from treebound._kernels.split_numeric import (
     argsort_node,
+    counting_order,
     counting_sort_node,
     fill_histogram,
+    gather_node_codes,
     midpoint_threshold,
     scan_histogram,
     scan_sorted,
+    scan_sorted_local,
 )
 
 KIND_PRESORTED = 0
@@ -118,7 +121,7 @@ def find_best_test(node, ni, nf, nv, const_pool, blocks, block_counts, block_siz
                    min_impurity_decrease, root_weight, max_features, multiway, rng, cand, left,
                    right, hist, hcount, sort_out, sort_keys, sort_counts, present, cat_keys,
                    in_left, slot_map, map_pool, map_used, unit_weights, order_buf, best_order_buf,
-                   perm_buf, perm_scratch):
+                   perm_buf, perm_scratch, node_y):
     """Find and record the best test of ``node``; returns the new used length of ``map_pool``
     (the caller guarantees room for every categorical feature's map). A node that must stay a
     leaf gets ``I_P_FEATURE = -1``."""
@@ -152,6 +155,7 @@ def find_best_test(node, ni, nf, nv, const_pool, blocks, block_counts, block_siz
     visited = 0
     i = 0
     shuffle = max_features < n_cand
+    y_ready = False
     while i < n_cand and visited < max_features:
         if shuffle:
             j = i + next_random(rng, n_cand - i)
@@ -174,6 +178,22 @@ def find_best_test(node, ni, nf, nv, const_pool, blocks, block_counts, block_siz
                 gain, lo, hi = scan_sorted(presorted, r, start, end, codes, f, y_cls, y_val, w,
                                            task, width, criterion, nv, poff, weight, parent_mass,
                                            min_samples_leaf, left, right)
+        elif (kind[f] == KIND_HISTOGRAM and nc * width > 2 * n_node and nc <= 4 * n_node
+              and unit_weights and task != TASK_REGRESSION):
+            # Few samples for many codes: sorting the node's samples beats any histogram. The
+            # node's codes (and, once per node, classes) are gathered into local arrays that
+            # the counting sort and the scan then read sequentially.
+            if not y_ready:
+                for i_s in range(n_node):
+                    node_y[i_s] = y_cls[samples[0, start + i_s]]
+                y_ready = True
+            constant = gather_node_codes(samples, start, end, codes, codes_t, f, block_slot[f],
+                                         sort_keys)
+            if not constant:
+                counting_order(sort_keys, n_node, nc, sort_counts, perm_buf)
+                gain, lo, hi = scan_sorted_local(perm_buf, sort_keys, node_y, n_node, width,
+                                                 criterion, nv, poff, weight, parent_mass,
+                                                 min_samples_leaf, left, right)
         elif kind[f] == KIND_HISTOGRAM and nc * width > 2 * n_node:
             # Few samples for many codes: sorting the node's samples beats any histogram. Most
             # features of small nodes are constant there: check that first, it is cheaper

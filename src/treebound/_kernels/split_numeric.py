@@ -299,3 +299,95 @@ def midpoint_threshold(lo_value_right, hi_value_left):
     if threshold >= lo_value_right or not np.isfinite(threshold):
         threshold = hi_value_left
     return threshold
+
+
+@njit(**NO_NRT_JIT_OPTIONS)
+def gather_node_codes(samples, start, end, codes, codes_t, f, h, out):
+    """``out[i]`` = code of feature ``f`` (block slot ``h``, or -1) of the node's ``i``-th sample;
+    returns whether all are equal. A block feature is read from the sample's ``codes_t`` row,
+    one cache line for all features."""
+    same = True
+    if h >= 0:
+        first = np.int64(codes_t[samples[0, start], h])
+        for i in range(end - start):
+            c = np.int64(codes_t[samples[0, start + i], h])
+            out[i] = c
+            same = same and c == first
+    else:
+        first = np.int64(codes[f, samples[0, start]])
+        for i in range(end - start):
+            c = np.int64(codes[f, samples[0, start + i]])
+            out[i] = c
+            same = same and c == first
+    return same
+
+
+@njit(**NO_NRT_JIT_OPTIONS)
+def counting_order(keys, n, n_codes, counts, order):
+    """``order[:n]``: local indices ``0 .. n-1`` stably sorted by ``keys`` (counting sort)."""
+    for j in range(n_codes + 1):
+        counts[j] = 0
+    for i in range(n):
+        counts[keys[i] + 1] += 1
+    for j in range(n_codes):
+        counts[j + 1] += counts[j]
+    for i in range(n):
+        c = keys[i]
+        order[counts[c]] = i
+        counts[c] += 1
+
+
+@njit(**NO_NRT_INLINE_JIT_OPTIONS)
+def scan_sorted_local(order, keys, node_y, n, width, criterion, parent, parent_off,
+                      parent_weight, parent_mass, min_samples_leaf, left, right):
+    """:func:`scan_sorted` for classification with unit weights on node-local arrays (codes
+    ``keys`` and classes ``node_y`` by local index, visited in ``order``): the same arithmetic
+    in the same order, without an indirect load per sample and array."""
+    best_gain = -np.inf
+    best_lo = -1
+    best_hi = -1
+    sq_left = 0.0
+    sq_right = 0.0
+    xl_left = 0.0
+    xl_right = 0.0
+    for k in range(width):
+        left[k] = 0.0
+        right[k] = parent[parent_off + k]
+        if criterion == GINI:
+            sq_right += right[k] * right[k]
+        elif criterion == ENTROPY:
+            xl_right += xlog2x(right[k])
+    weight_left = 0.0
+    code_here = keys[order[0]]
+    for p in range(n - 1):
+        weight_left += 1.0
+        k = node_y[order[p]]
+        cl = left[k]
+        cr = right[k]
+        if criterion == GINI:
+            sq_left += 2.0 * cl + 1.0
+            sq_right += 1.0 - 2.0 * cr
+        elif criterion == ENTROPY:
+            xl_left += xlog2x(cl + 1.0) - xlog2x(cl)
+            xl_right += xlog2x(cr - 1.0) - xlog2x(cr)
+        left[k] = cl + 1.0
+        right[k] = cr - 1.0
+        n_left = p + 1
+        if n - n_left < min_samples_leaf:
+            break
+        code_next = keys[order[p + 1]]
+        if n_left >= min_samples_leaf and code_here != code_next:
+            weight_right = parent_weight - weight_left
+            if criterion == GINI or criterion == ENTROPY:
+                child = _incremental_child_mass(criterion, weight_left, weight_right, sq_left,
+                                                sq_right, xl_left, xl_right)
+            else:
+                child = classification_mass(left, 0, width, weight_left, criterion) + \
+                    classification_mass(right, 0, width, weight_right, criterion)
+            gain = parent_mass - child
+            if gain > best_gain:
+                best_gain = gain
+                best_lo = code_here
+                best_hi = code_next
+        code_here = code_next
+    return best_gain, best_lo, best_hi
