@@ -59,6 +59,7 @@ from treebound._kernels.node_search import (
 )
 from treebound._kernels.partition import partition_binary, partition_kway
 from treebound._kernels.prefetch import prefetch
+from treebound._kernels.split_numeric import code_of
 
 # scalar growth state shared between grow_tree and _split_loop
 S_N_NODES = 0
@@ -231,7 +232,7 @@ def _split_loop(st, ni, nf, nv, const_pool, free_const, blocks, block_counts, fr
         else:
             for i in range(start, end):
                 s = samples[0, i]
-                slot = map_pool[map_offset + codes[f, s]]
+                slot = map_pool[map_offset + code_of(codes, codes_t, f, block_slot[f], s)]
                 slot_of[s] = slot
                 child_counts[slot] += 1
                 _add_sample(child_stats, slot * width, s, y_cls, y_val, w, task)
@@ -381,7 +382,8 @@ def grow_tree(codes, codes_t, n_codes, kind, lo_values, hi_values, value_offset,
 
     ``codes`` is (n_features, n_samples) int32 and ``codes_t`` the (n_samples, n_block) uint8
     codes of the non-presorted features with at most ``BLOCK_MAX_CODES`` codes, in feature order
-    (they share histogram blocks; other non-presorted features are histogrammed one by one);
+    (they share histogram blocks; other non-presorted features are histogrammed one by one).
+    Block features are only read from ``codes_t``: their rows of ``codes`` may be unfilled;
     ``kind`` says how each feature is searched; ``lo_values[value_offset[f] + c]`` /
     ``hi_values[...]`` are the smallest / largest training value with code ``c`` (thresholds go
     midway between the largest value sent left and the smallest sent right). At most

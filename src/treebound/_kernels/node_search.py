@@ -175,9 +175,9 @@ def find_best_test(node, ni, nf, nv, const_pool, blocks, block_counts, block_siz
             if codes[f, presorted[r, start]] == codes[f, presorted[r, end - 1]]:
                 constant = True
             else:
-                gain, lo, hi = scan_sorted(presorted, r, start, end, codes, f, y_cls, y_val, w,
-                                           task, width, criterion, nv, poff, weight, parent_mass,
-                                           min_samples_leaf, left, right)
+                gain, lo, hi = scan_sorted(presorted, r, start, end, codes, codes_t, f, -1, y_cls,
+                                           y_val, w, task, width, criterion, nv, poff, weight,
+                                           parent_mass, min_samples_leaf, left, right)
         elif (kind[f] == KIND_HISTOGRAM and nc * width > 2 * n_node and nc <= 4 * n_node
               and unit_weights and task != TASK_REGRESSION):
             # Few samples for many codes: sorting the node's samples beats any histogram. The
@@ -188,7 +188,7 @@ def find_best_test(node, ni, nf, nv, const_pool, blocks, block_counts, block_siz
                     node_y[i_s] = y_cls[samples[0, start + i_s]]
                 y_ready = True
             constant = gather_node_codes(samples, start, end, codes, codes_t, f, block_slot[f],
-                                         sort_keys)
+                                         sort_keys, nc, sort_counts)
             if not constant:
                 counting_order(sort_keys, n_node, nc, sort_counts, perm_buf)
                 gain, lo, hi = scan_sorted_local(perm_buf, sort_keys, node_y, n_node, width,
@@ -215,12 +215,13 @@ def find_best_test(node, ni, nf, nv, const_pool, blocks, block_counts, block_siz
                         break
             if not constant:
                 if nc <= 4 * n_node:
-                    counting_sort_node(samples, start, end, codes, f, nc, sort_counts, sort_out)
+                    counting_sort_node(samples, start, end, codes, codes_t, f, h_f, nc,
+                                       sort_counts, sort_out)
                 else:
-                    argsort_node(samples, start, end, codes, f, sort_keys, sort_out, perm_buf,
-                                 perm_scratch)
-                gain, lo, hi = scan_sorted(sort_out, 0, 0, n_node, codes, f, y_cls, y_val, w,
-                                           task, width, criterion, nv, poff, weight,
+                    argsort_node(samples, start, end, codes, codes_t, f, h_f, sort_keys,
+                                 sort_out, perm_buf, perm_scratch)
+                gain, lo, hi = scan_sorted(sort_out, 0, 0, n_node, codes, codes_t, f, h_f, y_cls,
+                                           y_val, w, task, width, criterion, nv, poff, weight,
                                            parent_mass, min_samples_leaf, left, right)
         else:
             in_block = block_row >= 0 and block_slot[f] >= 0
@@ -237,8 +238,8 @@ def find_best_test(node, ni, nf, nv, const_pool, blocks, block_counts, block_siz
                     counts_from_stats(blocks, hoff, nc, width, task, hcount)
                     coff = 0
             else:
-                fill_histogram(samples, start, end, codes, f, y_cls, y_val, w, task, width, hist,
-                               hcount, nc)
+                fill_histogram(samples, start, end, codes, codes_t, f, block_slot[f], y_cls,
+                               y_val, w, task, width, hist, hcount, nc)
                 if kind[f] == KIND_HISTOGRAM:
                     gain, lo, hi, n_present = scan_histogram(
                         hist, 0, hcount, 0, False, nc, n_node, task, width, criterion, nv, poff,

@@ -42,7 +42,7 @@ _TABLE_ENTRIES = 2**20
 
 @dataclass
 class CodedFeatures:
-    codes: np.ndarray  # (n_features, n_samples) int32
+    codes: np.ndarray  # (n_features, n_samples) int32; rows of codes_t features may be unfilled
     codes_t: np.ndarray  # (n_samples, n_hist) uint8: non-presorted features with <= 256 codes
     n_codes: np.ndarray  # (n_features,) int64
     kind: np.ndarray  # (n_features,) int64
@@ -146,10 +146,12 @@ def code_features(X_enc: np.ndarray, n_categories: np.ndarray, splitter: str, ma
     hist_features = np.flatnonzero((kind != KIND_PRESORTED) & (n_codes <= 256))
     if narrow_cols.shape[0] < d:
         small = np.ascontiguousarray(small[:, narrow_cols])
-    widen_codes(small, narrow_cols, codes)
     if np.array_equal(hist_features, narrow_cols):
+        # the growth kernels read block features from codes_t only: their int32 rows stay
+        # unfilled (writing them cost as much as coding)
         codes_t = small
     else:
+        widen_codes(small, narrow_cols, codes)
         codes_t = np.empty((n, hist_features.shape[0]), dtype=np.uint8)
         gather_codes_t(codes, hist_features.astype(np.int64), codes_t)
     return CodedFeatures(
