@@ -213,12 +213,11 @@ def _split_loop(st, ni, nf, nv, const_pool, free_const, blocks, block_counts, fr
                     slot = 0 if code <= lo_code else 1
                 if n_presorted > 0:
                     slot_of[s] = slot
-                if stats_from_block:
-                    pass
-                elif unit_weights and task != TASK_REGRESSION:
-                    child_stats[slot * width + y_cls[s]] += 1.0
-                else:
-                    _add_sample(child_stats, slot * width, s, y_cls, y_val, w, task)
+                if not stats_from_block:
+                    if unit_weights and task != TASK_REGRESSION:
+                        child_stats[slot * width + y_cls[s]] += 1.0
+                    else:
+                        _add_sample(child_stats, slot * width, s, y_cls, y_val, w, task)
                 if slot == 0:
                     samples[0, write] = s
                     write += 1
