@@ -49,13 +49,17 @@ from treebound._kernels.node_search import (
     I_P_N_CHILDREN,
     I_SEG_START,
     KIND_CATEGORICAL,
+    KIND_HISTOGRAM,
     KIND_PRESORTED,
     N_FLOAT_COLUMNS,
     N_INT_COLUMNS,
     block_worth_it,
     find_best_test,
+    stays_leaf,
 )
 from treebound._kernels.partition import partition_binary, partition_kway
+from treebound._kernels.prefetch import prefetch
+from treebound._kernels.split_numeric import code_of
 
 # scalar growth state shared between grow_tree and _split_loop
 S_N_NODES = 0
@@ -65,6 +69,8 @@ S_N_FREE_CONST = 3
 S_N_FREE_BLOCKS = 4
 S_MAP_USED = 5
 N_STATE = 6
+#: How many samples ahead the routing loop prefetches codes_t rows.
+_PREFETCH = 16
 
 
 @njit(**JIT_OPTIONS)
@@ -118,13 +124,14 @@ def _add_sample(stats, base, s, y_cls, y_val, w, task):
 def _split_loop(st, ni, nf, nv, const_pool, free_const, blocks, block_counts, free_blocks,
                 max_block_rows, block_size, stored_counts, map_pool, frontier, heap_keys,
                 samples, presorted, codes, codes_t, n_codes, kind, presort_row, block_slot,
-                hist_offset, count_offset, n_block, cat_codes, lo_values, hi_values,
-                value_offset, y_cls, y_val, w, task, width, criterion, growth, max_depth,
-                min_samples_split, min_samples_leaf, min_impurity_decrease, root_weight,
-                max_leaf_nodes, max_features, multiway, rng, unit_weights, slot_of, tmp, cand,
-                left, right, hist, hcount, sort_out, sort_keys, sort_counts, present, cat_keys,
-                in_left, slot_map, child_stats, child_counts, child_offsets, child_rows,
-                positions, order_buf, best_order_buf, perm_buf, perm_scratch):
+                hist_offset, count_offset, slot_codes, min_cells, active, n_block, cat_codes,
+                lo_values, hi_values, value_offset, y_cls, y_val, w, task, width, criterion,
+                growth, max_depth, min_samples_split, min_samples_leaf, min_impurity_decrease,
+                root_weight, max_leaf_nodes, max_features, multiway, rng, unit_weights, slot_of,
+                tmp, cand, left, right, hist, hcount, sort_out, sort_keys, sort_counts, present,
+                cat_keys, in_left, slot_map, child_stats, child_counts, child_offsets,
+                child_rows, child_keep, positions, order_buf, best_order_buf, perm_buf,
+                perm_scratch, node_y):
     """Split frontier nodes until done (returns 0) or an array is too small (returns 1).
 
     Before each split the capacities needed for its children are checked; on failure nothing
@@ -176,21 +183,41 @@ def _split_loop(st, ni, nf, nv, const_pool, free_const, blocks, block_counts, fr
         for j in range(k):
             child_counts[j] = 0
         if k == 2:
-            # route, count and partition the sample list in one pass
+            # Route, count and partition the sample list in one pass. A block feature's code is
+            # read from the sample's codes_t row, which building the children's block reads next
+            # (the feature's own code row would be one more cache miss per sample).
             write = start
             n_right = 0
+            h_route = block_slot[f]
+            # Class counts of the children straight from the parent's histogram of the split
+            # feature when it has one (exact: integer counts), not sample by sample.
+            stats_from_block = (parent_block >= 0 and h_route >= 0 and unit_weights
+                                and task != TASK_REGRESSION)
+            if stats_from_block:
+                base = parent_block * block_size + hist_offset[h_route]
+                for code in range(n_codes[f]):
+                    if map_offset >= 0:
+                        slot = map_pool[map_offset + code]
+                    else:
+                        slot = 0 if code <= lo_code else 1
+                    for col in range(width):
+                        child_stats[slot * width + col] += blocks[base + code * width + col]
             for i in range(start, end):
+                if h_route >= 0 and i + _PREFETCH < end:
+                    prefetch(codes_t, samples[0, i + _PREFETCH] * n_block + h_route)
                 s = samples[0, i]
+                code = np.int64(codes_t[s, h_route]) if h_route >= 0 else np.int64(codes[f, s])
                 if map_offset >= 0:
-                    slot = map_pool[map_offset + codes[f, s]]
+                    slot = map_pool[map_offset + code]
                 else:
-                    slot = 0 if codes[f, s] <= lo_code else 1
+                    slot = 0 if code <= lo_code else 1
                 if n_presorted > 0:
                     slot_of[s] = slot
-                if unit_weights and task != TASK_REGRESSION:
-                    child_stats[slot * width + y_cls[s]] += 1.0
-                else:
-                    _add_sample(child_stats, slot * width, s, y_cls, y_val, w, task)
+                if not stats_from_block:
+                    if unit_weights and task != TASK_REGRESSION:
+                        child_stats[slot * width + y_cls[s]] += 1.0
+                    else:
+                        _add_sample(child_stats, slot * width, s, y_cls, y_val, w, task)
                 if slot == 0:
                     samples[0, write] = s
                     write += 1
@@ -204,7 +231,7 @@ def _split_loop(st, ni, nf, nv, const_pool, free_const, blocks, block_counts, fr
         else:
             for i in range(start, end):
                 s = samples[0, i]
-                slot = map_pool[map_offset + codes[f, s]]
+                slot = map_pool[map_offset + code_of(codes, codes_t, f, block_slot[f], s)]
                 slot_of[s] = slot
                 child_counts[slot] += 1
                 _add_sample(child_stats, slot * width, s, y_cls, y_val, w, task)
@@ -225,44 +252,62 @@ def _split_loop(st, ni, nf, nv, const_pool, free_const, blocks, block_counts, fr
                 if presort_row[g] >= 0 and const_pool[const_row, g] == 0:
                     partition_kway(presorted, presort_row[g], start, end, slot_of,
                                    child_offsets, k, positions, tmp)
-        # Histogram blocks of the children: build the smaller ones and subtract them from the
-        # parent's block, which becomes the largest child's.
+        # Histogram blocks of the children. A child gets one only if it will be searched and is
+        # large enough (block_worth_it). The parent's block becomes the largest child's after
+        # the smaller children's blocks are subtracted (or their samples removed, for children
+        # keeping no block); when the largest child keeps no block, the smaller ones are just
+        # built. Only the parent's non-constant features are touched.
         for j in range(k):
             child_rows[j] = -1
         if parent_block >= 0:
+            n_active = 0
+            for g in range(n_features):
+                if block_slot[g] >= 0 and const_pool[const_row, g] == 0:
+                    active[n_active] = block_slot[g]
+                    n_active += 1
+            for j in range(k):
+                cw = stats_weight(child_stats, j * width, width, task)
+                imp = (stats_mass(child_stats, j * width, width, task, criterion) / cw
+                       if cw > 0 else 0.0)
+                wy = child_stats[j * width + 1] if task == TASK_REGRESSION else 0.0
+                child_keep[j] = block_worth_it(child_counts[j], n_block, block_size,
+                                               min_cells) and not stays_leaf(
+                    child_counts[j], ni[node, I_DEPTH] + 1, cw, imp, wy, task, max_depth,
+                    min_samples_split, min_samples_leaf)
+            keep = child_keep[largest]
             if st[S_N_FREE_BLOCKS] >= k - 1:
                 for j in range(k):
                     if j == largest:
                         continue
                     cstart = start + child_offsets[j]
-                    if not block_worth_it(child_counts[j], n_block, block_size):
-                        # a small child keeps no block: remove its samples from the parent's
-                        # block directly instead of building and subtracting a whole block
-                        remove_samples(samples, cstart, cstart + child_counts[j], codes_t,
-                                       y_cls, y_val, w, task, width, hist_offset, count_offset,
-                                       blocks, parent_block * block_size, block_counts,
-                                       parent_block * stored_counts, not unit_weights)
+                    if not child_keep[j]:
+                        if keep:
+                            remove_samples(samples, cstart, cstart + child_counts[j], codes_t,
+                                           y_cls, y_val, w, task, width, hist_offset,
+                                           count_offset, active, n_active, blocks,
+                                           parent_block * block_size, block_counts,
+                                           parent_block * stored_counts, not unit_weights)
                         continue
                     st[S_N_FREE_BLOCKS] -= 1
                     r = free_blocks[st[S_N_FREE_BLOCKS]]
                     child_rows[j] = r
                     build_block(samples, cstart, cstart + child_counts[j], codes_t, y_cls, y_val,
-                                w, task, width, hist_offset, count_offset, blocks,
-                                r * block_size, block_size, block_counts, r * stored_counts,
-                                stored_counts, not unit_weights)
-                    subtract_block(blocks, parent_block * block_size, r * block_size,
-                                   block_size, block_counts, parent_block * stored_counts,
-                                   r * stored_counts, stored_counts, not unit_weights)
-                child_rows[largest] = parent_block
+                                w, task, width, hist_offset, count_offset, slot_codes, active,
+                                n_active, blocks, r * block_size, block_counts,
+                                r * stored_counts, not unit_weights)
+                    if keep:
+                        subtract_block(width, hist_offset, count_offset, slot_codes, active,
+                                       n_active, blocks, parent_block * block_size,
+                                       r * block_size, block_counts,
+                                       parent_block * stored_counts, r * stored_counts,
+                                       not unit_weights)
             else:  # memory budget reached: these children go without blocks
+                keep = False
+            if keep:
+                child_rows[largest] = parent_block
+            else:
                 free_blocks[st[S_N_FREE_BLOCKS]] = parent_block
                 st[S_N_FREE_BLOCKS] += 1
-            for j in range(k):
-                r = child_rows[j]
-                if r >= 0 and not block_worth_it(child_counts[j], n_block, block_size):
-                    free_blocks[st[S_N_FREE_BLOCKS]] = r
-                    st[S_N_FREE_BLOCKS] += 1
-                    child_rows[j] = -1
             ni[node, I_BLOCK_ROW] = -1
         first = st[S_N_NODES]
         st[S_N_NODES] += k
@@ -297,13 +342,13 @@ def _split_loop(st, ni, nf, nv, const_pool, free_const, blocks, block_counts, fr
             ni[c, I_CONST_ROW] = row
             st[S_MAP_USED] = find_best_test(
                 c, ni, nf, nv, const_pool, blocks, block_counts, block_size, stored_counts,
-                samples, presorted, codes, n_codes, kind, presort_row, block_slot, hist_offset,
-                count_offset, lo_values, hi_values, value_offset, y_cls, y_val, w, task, width,
-                criterion, growth, max_depth, min_samples_split, min_samples_leaf,
+                samples, presorted, codes, codes_t, n_codes, kind, presort_row, block_slot,
+                hist_offset, count_offset, lo_values, hi_values, value_offset, y_cls, y_val, w,
+                task, width, criterion, growth, max_depth, min_samples_split, min_samples_leaf,
                 min_impurity_decrease, root_weight, max_features, multiway, rng, cand, left,
                 right, hist, hcount, sort_out, sort_keys, sort_counts, present, cat_keys,
                 in_left, slot_map, map_pool, st[S_MAP_USED], unit_weights, order_buf,
-                best_order_buf, perm_buf, perm_scratch)
+                best_order_buf, perm_buf, perm_scratch, node_y)
             if ni[c, I_P_FEATURE] < 0:
                 free_const[st[S_N_FREE_CONST]] = row
                 st[S_N_FREE_CONST] += 1
@@ -336,7 +381,8 @@ def grow_tree(codes, codes_t, n_codes, kind, lo_values, hi_values, value_offset,
 
     ``codes`` is (n_features, n_samples) int32 and ``codes_t`` the (n_samples, n_block) uint8
     codes of the non-presorted features with at most ``BLOCK_MAX_CODES`` codes, in feature order
-    (they share histogram blocks; other non-presorted features are histogrammed one by one);
+    (they share histogram blocks; other non-presorted features are histogrammed one by one).
+    Block features are only read from ``codes_t``: their rows of ``codes`` may be unfilled;
     ``kind`` says how each feature is searched; ``lo_values[value_offset[f] + c]`` /
     ``hi_values[...]`` are the smallest / largest training value with code ``c`` (thresholds go
     midway between the largest value sent left and the smallest sent right). At most
@@ -366,15 +412,21 @@ def grow_tree(codes, codes_t, n_codes, kind, lo_values, hi_values, value_offset,
             max_codes = n_codes[f]
     hist_offset = np.zeros(n_block, dtype=np.int64)
     count_offset = np.zeros(n_block, dtype=np.int64)
+    slot_codes = np.zeros(n_block, dtype=np.int64)
     block_size = 0
     count_size = 0
+    # smallest histogram a block feature is searched with (categorical features: always)
+    min_cells = np.iinfo(np.int64).max
     for f in range(n_features):
         h = block_slot[f]
         if h >= 0:
             hist_offset[h] = block_size
             count_offset[h] = count_size
+            slot_codes[h] = n_codes[f]
             block_size += n_codes[f] * width
             count_size += n_codes[f]
+            min_cells = min(min_cells, n_codes[f] * width if kind[f] == KIND_HISTOGRAM else 0)
+    active = np.arange(max(n_block, 1))
     presorted = presort_rows(codes, n_codes, presort_row, n_presorted)
     samples = np.empty((1, n), dtype=np.int32)
     for s in range(n):
@@ -397,11 +449,13 @@ def grow_tree(codes, codes_t, n_codes, kind, lo_values, hi_values, value_offset,
     child_counts = np.empty(max_children, dtype=np.int64)
     child_offsets = np.empty(max_children, dtype=np.int64)
     child_rows = np.empty(max_children, dtype=np.int64)
+    child_keep = np.empty(max_children, dtype=np.bool_)
     positions = np.empty(max_children, dtype=np.int64)
     order_buf = np.empty(max_codes, dtype=np.int64)
     best_order_buf = np.empty(max_codes, dtype=np.int64)
     perm_buf = np.empty(max(n, max_codes), dtype=np.int64)
     perm_scratch = np.empty(max(n, max_codes), dtype=np.int64)
+    node_y = np.empty(n, dtype=np.int32)
     rng = np.empty(1, dtype=np.uint64)
     rng[0] = np.uint64(seed)
     unit_weights = True
@@ -411,10 +465,20 @@ def grow_tree(codes, codes_t, n_codes, kind, lo_values, hi_values, value_offset,
             break
     st = np.zeros(N_STATE, dtype=np.int64)
 
-    cap = 64
-    ni = np.full((cap, N_INT_COLUMNS), -1, dtype=np.int64)
-    nf = np.zeros((cap, N_FLOAT_COLUMNS), dtype=np.float64)
-    nv = np.zeros(cap * width, dtype=np.float64)
+    # Node arrays sized for the largest possible tree (up to 64 MB): rows are written when
+    # their node is created, so untouched capacity costs no memory, while growing by copies
+    # showed in the profile of deep trees.
+    max_nodes = 2 * n - 1 if max_leaf_nodes <= 0 else min(2 * n - 1, 2 * max_leaf_nodes - 1)
+    cap = max(64, min(max_nodes, 2**23 // (N_INT_COLUMNS + N_FLOAT_COLUMNS + width)))
+    ni = np.empty((cap, N_INT_COLUMNS), dtype=np.int64)
+    nf = np.empty((cap, N_FLOAT_COLUMNS), dtype=np.float64)
+    nv = np.empty(cap * width, dtype=np.float64)
+    for col in range(N_INT_COLUMNS):
+        ni[0, col] = -1
+    for col in range(N_FLOAT_COLUMNS):
+        nf[0, col] = 0.0
+    for col in range(width):
+        nv[col] = 0.0
     # pools of per-node rows (constant-feature flags, histogram blocks) with free stacks
     const_cap = 16
     const_pool = np.zeros((const_cap, n_features), dtype=np.uint8)
@@ -449,23 +513,23 @@ def grow_tree(codes, codes_t, n_codes, kind, lo_values, hi_values, value_offset,
     nf[0, F_WEIGHT] = root_weight
     nf[0, F_IMPURITY] = stats_mass(nv, 0, width, task, criterion) / root_weight
     nf[0, F_THRESHOLD] = np.nan
-    if use_blocks and block_worth_it(n, n_block, block_size):
+    if use_blocks and block_worth_it(n, n_block, block_size, min_cells):
         st[S_N_FREE_BLOCKS] -= 1
         r = free_blocks[st[S_N_FREE_BLOCKS]]
         build_block(samples, 0, n, codes_t, y_cls, y_val, w, task, width, hist_offset,
-                    count_offset, blocks, r * block_size, block_size, block_counts,
-                    r * stored_counts, stored_counts, not unit_weights)
+                    count_offset, slot_codes, active, n_block, blocks, r * block_size,
+                    block_counts, r * stored_counts, not unit_weights)
         ni[0, I_BLOCK_ROW] = r
     st[S_N_NODES] = 1
     st[S_N_LEAVES] = 1
     st[S_MAP_USED] = find_best_test(
         0, ni, nf, nv, const_pool, blocks, block_counts, block_size, stored_counts, samples,
-        presorted, codes, n_codes, kind, presort_row, block_slot, hist_offset, count_offset,
+        presorted, codes, codes_t, n_codes, kind, presort_row, block_slot, hist_offset, count_offset,
         lo_values, hi_values, value_offset, y_cls, y_val, w, task, width, criterion, growth,
         max_depth, min_samples_split, min_samples_leaf, min_impurity_decrease, root_weight,
         max_features, multiway, rng, cand, left, right, hist, hcount, sort_out, sort_keys,
         sort_counts, present, cat_keys, in_left, slot_map, map_pool, 0, unit_weights,
-        order_buf, best_order_buf, perm_buf, perm_scratch)
+        order_buf, best_order_buf, perm_buf, perm_scratch, node_y)
     if ni[0, I_P_FEATURE] >= 0:
         if max_leaf_nodes > 0:
             st[S_N_FRONTIER] = heap_push(heap_keys, frontier, 0, -nf[0, F_PRIORITY], 0)
@@ -475,14 +539,15 @@ def grow_tree(codes, codes_t, n_codes, kind, lo_values, hi_values, value_offset,
     while _split_loop(st, ni, nf, nv, const_pool, free_const, blocks, block_counts, free_blocks,
                       max_rows, block_size, stored_counts, map_pool, frontier, heap_keys,
                       samples, presorted, codes, codes_t, n_codes, kind, presort_row, block_slot,
-                      hist_offset, count_offset, n_block, cat_codes, lo_values, hi_values,
-                      value_offset, y_cls, y_val, w, task, width, criterion, growth, max_depth,
-                      min_samples_split, min_samples_leaf, min_impurity_decrease, root_weight,
-                      max_leaf_nodes, max_features, multiway, rng, unit_weights, slot_of, tmp,
-                      cand, left, right, hist, hcount, sort_out, sort_keys, sort_counts,
-                      present, cat_keys, in_left, slot_map, child_stats, child_counts,
-                      child_offsets, child_rows, positions, order_buf, best_order_buf, perm_buf,
-                      perm_scratch) != 0:
+                      hist_offset, count_offset, slot_codes, min_cells, active, n_block,
+                      cat_codes, lo_values, hi_values, value_offset, y_cls, y_val, w, task,
+                      width, criterion, growth, max_depth, min_samples_split, min_samples_leaf,
+                      min_impurity_decrease, root_weight, max_leaf_nodes, max_features,
+                      multiway, rng, unit_weights, slot_of, tmp, cand, left, right, hist, hcount,
+                      sort_out, sort_keys, sort_counts, present, cat_keys, in_left, slot_map,
+                      child_stats, child_counts, child_offsets, child_rows, child_keep,
+                      positions, order_buf, best_order_buf, perm_buf, perm_scratch,
+                      node_y) != 0:
         # Grow whatever is too small for the next split (it has at most max_children children).
         need = max_children
         if st[S_N_NODES] + need > ni.shape[0]:

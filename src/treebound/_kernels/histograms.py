@@ -7,6 +7,11 @@ block is built in one pass over the node's samples reading the sample-major code
 ``codes_t`` (one cache line per sample instead of one per feature), and a split derives the
 biggest child's block as parent minus the smaller children (LightGBM's subtraction trick), so
 large children cost nothing to histogram.
+
+Only the *active* block features of a node are kept up to date (``active[:n_active]``, block
+slots): a feature found constant in a node is constant in all its descendants and never searched
+again there, so its part of the block is neither zeroed, filled nor subtracted (LightGBM and
+scikit-learn skip such features the same way).
 """
 
 from __future__ import annotations
@@ -20,9 +25,8 @@ from treebound._kernels.criteria import TASK_REGRESSION
 
 @njit(**NO_NRT_INLINE_JIT_OPTIONS)
 def _accumulate(samples, start, end, codes_t, y_cls, y_val, w, task, width, hist_offset,
-                count_offset, blocks, boff, counts, coff, with_counts, sign):
+                count_offset, active, n_active, blocks, boff, counts, coff, with_counts, sign):
     """Add (``sign = 1``) or remove (``sign = -1``) samples' statistics to/from a block."""
-    n_hist = hist_offset.shape[0]
     regression = task == TASK_REGRESSION
     for i in range(start, end):
         s = samples[0, i]
@@ -31,50 +35,62 @@ def _accumulate(samples, start, end, codes_t, y_cls, y_val, w, task, width, hist
             yv = y_val[s]
             wy = ws * yv
             wyy = wy * yv
-            for j in range(n_hist):
+            for a in range(n_active):
+                j = active[a]
                 base = boff + hist_offset[j] + codes_t[s, j] * 3
                 blocks[base] += ws
                 blocks[base + 1] += wy
                 blocks[base + 2] += wyy
         else:
             k = boff + y_cls[s]
-            for j in range(n_hist):
+            for a in range(n_active):
+                j = active[a]
                 blocks[k + hist_offset[j] + codes_t[s, j] * width] += ws
         if with_counts:
-            for j in range(n_hist):
+            for a in range(n_active):
+                j = active[a]
                 counts[coff + count_offset[j] + codes_t[s, j]] += np.int64(sign)
 
 
 @njit(**NO_NRT_JIT_OPTIONS)
 def build_block(samples, start, end, codes_t, y_cls, y_val, w, task, width, hist_offset,
-                count_offset, blocks, boff, block_size, counts, coff, count_size, with_counts):
-    """Fill the block at ``boff`` (and its counts when ``with_counts``) from ``samples``."""
-    for i in range(block_size):
-        blocks[boff + i] = 0.0
-    if with_counts:
-        for i in range(count_size):
-            counts[coff + i] = 0
+                count_offset, slot_codes, active, n_active, blocks, boff, counts, coff,
+                with_counts):
+    """Fill the active part of the block at ``boff`` (and its counts when ``with_counts``)."""
+    for a in range(n_active):
+        j = active[a]
+        lo = boff + hist_offset[j]
+        for i in range(lo, lo + slot_codes[j] * width):
+            blocks[i] = 0.0
+        if with_counts:
+            lo = coff + count_offset[j]
+            for i in range(lo, lo + slot_codes[j]):
+                counts[i] = 0
     _accumulate(samples, start, end, codes_t, y_cls, y_val, w, task, width, hist_offset,
-                count_offset, blocks, boff, counts, coff, with_counts, 1.0)
+                count_offset, active, n_active, blocks, boff, counts, coff, with_counts, 1.0)
 
 
 @njit(**NO_NRT_JIT_OPTIONS)
 def remove_samples(samples, start, end, codes_t, y_cls, y_val, w, task, width, hist_offset,
-                   count_offset, blocks, boff, counts, coff, with_counts):
+                   count_offset, active, n_active, blocks, boff, counts, coff, with_counts):
     """Subtract samples ``samples[start:end]`` from the block at ``boff`` (and its counts)."""
     _accumulate(samples, start, end, codes_t, y_cls, y_val, w, task, width, hist_offset,
-                count_offset, blocks, boff, counts, coff, with_counts, -1.0)
+                count_offset, active, n_active, blocks, boff, counts, coff, with_counts, -1.0)
 
 
 @njit(**NO_NRT_JIT_OPTIONS)
-def subtract_block(blocks, boff, child_boff, block_size, counts, coff, child_coff, count_size,
-                   with_counts):
-    """Block at ``boff`` -= block at ``child_boff`` (and the counts when they are stored)."""
-    for i in range(block_size):
-        blocks[boff + i] -= blocks[child_boff + i]
-    if with_counts:
-        for i in range(count_size):
-            counts[coff + i] -= counts[child_coff + i]
+def subtract_block(width, hist_offset, count_offset, slot_codes, active, n_active, blocks, boff,
+                   child_boff, counts, coff, child_coff, with_counts):
+    """Active part of the block at ``boff`` -= the block at ``child_boff`` (and the counts)."""
+    for a in range(n_active):
+        j = active[a]
+        lo = hist_offset[j]
+        for i in range(lo, lo + slot_codes[j] * width):
+            blocks[boff + i] -= blocks[child_boff + i]
+        if with_counts:
+            lo = count_offset[j]
+            for i in range(lo, lo + slot_codes[j]):
+                counts[coff + i] -= counts[child_coff + i]
 
 
 @njit(**NO_NRT_INLINE_JIT_OPTIONS)

@@ -26,11 +26,14 @@ from treebound._kernels.histograms import counts_from_stats
 from treebound._kernels.split_categorical import best_binary_subset, best_multiway
 from treebound._kernels.split_numeric import (
     argsort_node,
+    counting_order,
     counting_sort_node,
     fill_histogram,
+    gather_node_codes,
     midpoint_threshold,
     scan_histogram,
     scan_sorted,
+    scan_sorted_local,
 )
 
 KIND_PRESORTED = 0
@@ -84,20 +87,41 @@ def next_random(state, high):
 
 
 @njit(**NO_NRT_INLINE_JIT_OPTIONS)
-def block_worth_it(n_node, n_block, block_floats):
-    """A histogram block pays off when filling it costs about as much as scanning it."""
-    return n_block > 0 and block_floats <= 16 * n_node * n_block
+def block_worth_it(n_node, n_block, block_floats, min_cells):
+    """A histogram block pays off when filling it costs about as much as scanning it, and only
+    if the node is large enough to search some feature by histogram (``2 n >= codes x width``,
+    see :func:`find_best_test`): smaller nodes, and so all their descendants, sort instead."""
+    return n_block > 0 and block_floats <= 16 * n_node * n_block and 2 * n_node >= min_cells
+
+
+@njit(**NO_NRT_INLINE_JIT_OPTIONS)
+def stays_leaf(n_node, depth, weight, impurity, sum_wy, task, max_depth, min_samples_split,
+               min_samples_leaf):
+    """Whether a node is a leaf whatever its data (depth, size, purity): no test is searched."""
+    if max_depth >= 0 and depth >= max_depth:
+        return True
+    if n_node < min_samples_split or n_node < 2 * min_samples_leaf:
+        return True
+    if impurity <= _EPSILON:
+        return True
+    if task == TASK_REGRESSION:
+        # sum w y^2 - (sum w y)^2 / w cancels: below ~64 eps (mean^2 + var) the variance is
+        # rounding noise (it would depend on the order of the rows), so the node is pure
+        mean = sum_wy / weight
+        if impurity <= 64.0 * _EPSILON * (mean * mean + impurity):
+            return True
+    return False
 
 
 @njit(**NO_NRT_JIT_OPTIONS)
 def find_best_test(node, ni, nf, nv, const_pool, blocks, block_counts, block_size, count_size,
-                   samples, presorted, codes, n_codes, kind, presort_row, block_slot, hist_offset,
+                   samples, presorted, codes, codes_t, n_codes, kind, presort_row, block_slot, hist_offset,
                    count_offset, lo_values, hi_values, value_offset, y_cls, y_val, w, task,
                    width, criterion, growth, max_depth, min_samples_split, min_samples_leaf,
                    min_impurity_decrease, root_weight, max_features, multiway, rng, cand, left,
                    right, hist, hcount, sort_out, sort_keys, sort_counts, present, cat_keys,
                    in_left, slot_map, map_pool, map_used, unit_weights, order_buf, best_order_buf,
-                   perm_buf, perm_scratch):
+                   perm_buf, perm_scratch, node_y):
     """Find and record the best test of ``node``; returns the new used length of ``map_pool``
     (the caller guarantees room for every categorical feature's map). A node that must stay a
     leaf gets ``I_P_FEATURE = -1``."""
@@ -105,18 +129,10 @@ def find_best_test(node, ni, nf, nv, const_pool, blocks, block_counts, block_siz
     n_node = ni[node, I_N_SAMPLES]
     weight = nf[node, F_WEIGHT]
     impurity = nf[node, F_IMPURITY]
-    if max_depth >= 0 and ni[node, I_DEPTH] >= max_depth:
+    sum_wy = nv[node * width + 1] if task == TASK_REGRESSION else 0.0
+    if stays_leaf(n_node, ni[node, I_DEPTH], weight, impurity, sum_wy, task, max_depth,
+                  min_samples_split, min_samples_leaf):
         return map_used
-    if n_node < min_samples_split or n_node < 2 * min_samples_leaf:
-        return map_used
-    if impurity <= _EPSILON:
-        return map_used
-    if task == TASK_REGRESSION:
-        # sum w y^2 - (sum w y)^2 / w cancels: below ~64 eps (mean^2 + var) the variance is
-        # rounding noise (it would depend on the order of the rows), so the node is pure
-        mean = nv[node * width + 1] / weight
-        if impurity <= 64.0 * _EPSILON * (mean * mean + impurity):
-            return map_used
     start = ni[node, I_SEG_START]
     end = start + n_node
     poff = node * width
@@ -139,6 +155,7 @@ def find_best_test(node, ni, nf, nv, const_pool, blocks, block_counts, block_siz
     visited = 0
     i = 0
     shuffle = max_features < n_cand
+    y_ready = False
     while i < n_cand and visited < max_features:
         if shuffle:
             j = i + next_random(rng, n_cand - i)
@@ -158,22 +175,54 @@ def find_best_test(node, ni, nf, nv, const_pool, blocks, block_counts, block_siz
             if codes[f, presorted[r, start]] == codes[f, presorted[r, end - 1]]:
                 constant = True
             else:
-                gain, lo, hi = scan_sorted(presorted, r, start, end, codes, f, y_cls, y_val, w,
-                                           task, width, criterion, nv, poff, weight, parent_mass,
-                                           min_samples_leaf, left, right)
+                gain, lo, hi = scan_sorted(presorted, r, start, end, codes, codes_t, f, -1, y_cls,
+                                           y_val, w, task, width, criterion, nv, poff, weight,
+                                           parent_mass, min_samples_leaf, left, right)
+        elif (kind[f] == KIND_HISTOGRAM and nc * width > 2 * n_node and nc <= 4 * n_node
+              and unit_weights and task != TASK_REGRESSION):
+            # Few samples for many codes: sorting the node's samples beats any histogram. The
+            # node's codes (and, once per node, classes) are gathered into local arrays that
+            # the counting sort and the scan then read sequentially.
+            if not y_ready:
+                for i_s in range(n_node):
+                    node_y[i_s] = y_cls[samples[0, start + i_s]]
+                y_ready = True
+            constant = gather_node_codes(samples, start, end, codes, codes_t, f, block_slot[f],
+                                         sort_keys, nc, sort_counts)
+            if not constant:
+                counting_order(sort_keys, n_node, nc, sort_counts, perm_buf)
+                gain, lo, hi = scan_sorted_local(perm_buf, sort_keys, node_y, n_node, width,
+                                                 criterion, nv, poff, weight, parent_mass,
+                                                 min_samples_leaf, left, right)
         elif kind[f] == KIND_HISTOGRAM and nc * width > 2 * n_node:
-            # Few samples for many codes: sorting the node's samples beats any histogram.
-            if nc <= 4 * n_node:
-                counting_sort_node(samples, start, end, codes, f, nc, sort_counts, sort_out)
+            # Few samples for many codes: sorting the node's samples beats any histogram. Most
+            # features of small nodes are constant there: check that first, it is cheaper
+            # (reading a block feature from the sample's codes_t row, one cache line for all
+            # the features, rather than from each feature's code row).
+            constant = True
+            h_f = block_slot[f]
+            if h_f >= 0:
+                first_code = np.int64(codes_t[samples[0, start], h_f])
+                for i_s in range(start + 1, end):
+                    if np.int64(codes_t[samples[0, i_s], h_f]) != first_code:
+                        constant = False
+                        break
             else:
-                argsort_node(samples, start, end, codes, f, sort_keys, sort_out, perm_buf,
-                             perm_scratch)
-            if codes[f, sort_out[0, 0]] == codes[f, sort_out[0, n_node - 1]]:
-                constant = True
-            else:
-                gain, lo, hi = scan_sorted(sort_out, 0, 0, n_node, codes, f, y_cls, y_val, w,
-                                           task, width, criterion, nv, poff, weight, parent_mass,
-                                           min_samples_leaf, left, right)
+                first_code = np.int64(codes[f, samples[0, start]])
+                for i_s in range(start + 1, end):
+                    if np.int64(codes[f, samples[0, i_s]]) != first_code:
+                        constant = False
+                        break
+            if not constant:
+                if nc <= 4 * n_node:
+                    counting_sort_node(samples, start, end, codes, codes_t, f, h_f, nc,
+                                       sort_counts, sort_out)
+                else:
+                    argsort_node(samples, start, end, codes, codes_t, f, h_f, sort_keys,
+                                 sort_out, perm_buf, perm_scratch)
+                gain, lo, hi = scan_sorted(sort_out, 0, 0, n_node, codes, codes_t, f, h_f, y_cls,
+                                           y_val, w, task, width, criterion, nv, poff, weight,
+                                           parent_mass, min_samples_leaf, left, right)
         else:
             in_block = block_row >= 0 and block_slot[f] >= 0
             if in_block:
@@ -189,8 +238,8 @@ def find_best_test(node, ni, nf, nv, const_pool, blocks, block_counts, block_siz
                     counts_from_stats(blocks, hoff, nc, width, task, hcount)
                     coff = 0
             else:
-                fill_histogram(samples, start, end, codes, f, y_cls, y_val, w, task, width, hist,
-                               hcount, nc)
+                fill_histogram(samples, start, end, codes, codes_t, f, block_slot[f], y_cls,
+                               y_val, w, task, width, hist, hcount, nc)
                 if kind[f] == KIND_HISTOGRAM:
                     gain, lo, hi, n_present = scan_histogram(
                         hist, 0, hcount, 0, False, nc, n_node, task, width, criterion, nv, poff,

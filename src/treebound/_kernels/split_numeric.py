@@ -35,6 +35,15 @@ from treebound._kernels.sorting import stable_argsort
 
 
 @njit(**NO_NRT_INLINE_JIT_OPTIONS)
+def code_of(codes, codes_t, f, h, s):
+    """Code of feature ``f`` for sample ``s``. A block feature (slot ``h >= 0``) is read from the
+    sample-major ``codes_t``: its row of the feature-major ``codes`` is not filled."""
+    if h >= 0:
+        return np.int64(codes_t[s, h])
+    return np.int64(codes[f, s])
+
+
+@njit(**NO_NRT_INLINE_JIT_OPTIONS)
 def _incremental_child_mass(criterion, weight_left, weight_right, sq_left, sq_right, xl_left,
                             xl_right):
     """Children's impurity mass from running sums: Gini uses the sums of squared class
@@ -50,8 +59,9 @@ def _incremental_child_mass(criterion, weight_left, weight_right, sq_left, sq_ri
 
 
 @njit(**NO_NRT_INLINE_JIT_OPTIONS)
-def scan_sorted(order, order_row, start, end, codes, f, y_cls, y_val, w, task, width, criterion,
-                parent, parent_off, parent_weight, parent_mass, min_samples_leaf, left, right):
+def scan_sorted(order, order_row, start, end, codes, codes_t, f, h, y_cls, y_val, w, task, width,
+                criterion, parent, parent_off, parent_weight, parent_mass, min_samples_leaf, left,
+                right):
     """Scan samples ``order[order_row, start:end]`` (sorted by ``codes[f]``) for the best cut."""
     best_gain = -np.inf
     best_lo = -1
@@ -74,7 +84,7 @@ def scan_sorted(order, order_row, start, end, codes, f, y_cls, y_val, w, task, w
     sum_y = parent[parent_off + 1] if regression else 0.0
     sum_y_left = 0.0
     s = order[order_row, start]
-    code_here = codes[f, s]
+    code_here = code_of(codes, codes_t, f, h, s)
     for i in range(start, end - 1):
         ws = w[s]
         weight_left += ws
@@ -96,7 +106,7 @@ def scan_sorted(order, order_row, start, end, codes, f, y_cls, y_val, w, task, w
         if n - n_left < min_samples_leaf:
             break
         s_next = order[order_row, i + 1]
-        code_next = codes[f, s_next]
+        code_next = code_of(codes, codes_t, f, h, s_next)
         if n_left >= min_samples_leaf and code_here != code_next:
             weight_right = parent_weight - weight_left
             if regression:
@@ -126,8 +136,8 @@ def scan_sorted(order, order_row, start, end, codes, f, y_cls, y_val, w, task, w
 
 
 @njit(**NO_NRT_JIT_OPTIONS)
-def fill_histogram(samples, start, end, codes, f, y_cls, y_val, w, task, width, hist, hcount,
-                   n_codes):
+def fill_histogram(samples, start, end, codes, codes_t, f, h, y_cls, y_val, w, task, width, hist,
+                   hcount, n_codes):
     """Per-code statistics (``hist[code * width + k]``) and counts of one feature of one node."""
     for j in range(n_codes * width):
         hist[j] = 0.0
@@ -136,7 +146,7 @@ def fill_histogram(samples, start, end, codes, f, y_cls, y_val, w, task, width, 
     if task == TASK_REGRESSION:
         for i in range(start, end):
             s = samples[0, i]
-            c = codes[f, s]
+            c = code_of(codes, codes_t, f, h, s)
             ws = w[s]
             yv = y_val[s]
             base = c * 3
@@ -147,7 +157,7 @@ def fill_histogram(samples, start, end, codes, f, y_cls, y_val, w, task, width, 
     else:
         for i in range(start, end):
             s = samples[0, i]
-            c = codes[f, s]
+            c = code_of(codes, codes_t, f, h, s)
             hist[c * width + y_cls[s]] += w[s]
             hcount[c] += 1
 
@@ -216,18 +226,26 @@ def scan_histogram(hist, hoff, hcount, coff, counts_in_hist, n_codes, n_node, ta
                     best_gain = gain
                     best_lo = prev
                     best_hi = b
-        if incremental:
+        if incremental and criterion == GINI:
+            # branch-free: an empty class adds exactly 0 to every sum (no mispredictions on
+            # the many empty class cells of wide histograms)
+            for k in range(width):
+                h = hist[base + k]
+                cl = left[k]
+                cr = right[k]
+                sq_left += h * (2.0 * cl + h)
+                sq_right += h * (h - 2.0 * cr)
+                left[k] = cl + h
+                right[k] = cr - h
+                weight_left += h
+        elif incremental:
             for k in range(width):
                 h = hist[base + k]
                 if h != 0.0:
                     cl = left[k]
                     cr = right[k]
-                    if criterion == GINI:
-                        sq_left += h * (2.0 * cl + h)
-                        sq_right += h * (h - 2.0 * cr)
-                    else:
-                        xl_left += xlog2x(cl + h) - xlog2x(cl)
-                        xl_right += xlog2x(cr - h) - xlog2x(cr)
+                    xl_left += xlog2x(cl + h) - xlog2x(cl)
+                    xl_right += xlog2x(cr - h) - xlog2x(cr)
                     left[k] = cl + h
                     right[k] = cr - h
                     weight_left += h
@@ -241,30 +259,30 @@ def scan_histogram(hist, hoff, hcount, coff, counts_in_hist, n_codes, n_node, ta
 
 
 @njit(**NO_NRT_JIT_OPTIONS)
-def counting_sort_node(samples, start, end, codes, f, n_codes, counts, out):
+def counting_sort_node(samples, start, end, codes, codes_t, f, h, n_codes, counts, out):
     """Node samples sorted by ``codes[f]`` into ``out[0, 0 : end - start]`` (stable, O(n + codes))."""
     for j in range(n_codes + 1):
         counts[j] = 0
     for i in range(start, end):
-        counts[codes[f, samples[0, i]] + 1] += 1
+        counts[code_of(codes, codes_t, f, h, samples[0, i]) + 1] += 1
     for j in range(n_codes):
         counts[j + 1] += counts[j]
     for i in range(start, end):
         s = samples[0, i]
-        c = codes[f, s]
+        c = code_of(codes, codes_t, f, h, s)
         out[0, counts[c]] = s
         counts[c] += 1
 
 
 @njit(**NO_NRT_JIT_OPTIONS)
-def argsort_node(samples, start, end, codes, f, keys, out, perm, perm_scratch):
+def argsort_node(samples, start, end, codes, codes_t, f, h, keys, out, perm, perm_scratch):
     """Node samples sorted by ``codes[f]`` into ``out[0, 0 : end - start]`` (stable)."""
     n = end - start
     if n <= 48:
         # insertion sort: fastest for the tiny nodes this path serves
         for i in range(n):
             s = samples[0, start + i]
-            c = codes[f, s]
+            c = code_of(codes, codes_t, f, h, s)
             j = i - 1
             while j >= 0 and keys[j] > c:
                 keys[j + 1] = keys[j]
@@ -274,7 +292,7 @@ def argsort_node(samples, start, end, codes, f, keys, out, perm, perm_scratch):
             out[0, j + 1] = s
         return
     for i in range(n):
-        keys[i] = codes[f, samples[0, start + i]]
+        keys[i] = code_of(codes, codes_t, f, h, samples[0, start + i])
     stable_argsort(keys, n, perm, perm_scratch)
     for i in range(n):
         out[0, i] = samples[0, start + perm[i]]
@@ -291,3 +309,97 @@ def midpoint_threshold(lo_value_right, hi_value_left):
     if threshold >= lo_value_right or not np.isfinite(threshold):
         threshold = hi_value_left
     return threshold
+
+
+@njit(**NO_NRT_JIT_OPTIONS)
+def gather_node_codes(samples, start, end, codes, codes_t, f, h, out, n_codes, counts):
+    """``out[i]`` = code of feature ``f`` (block slot ``h``, or -1) of the node's ``i``-th sample
+    and ``counts[c + 1]`` = how many samples have code ``c``; returns whether all codes are
+    equal. A block feature is read from the sample's ``codes_t`` row (one cache line for all
+    features)."""
+    for j in range(n_codes + 1):
+        counts[j] = 0
+    same = True
+    if h >= 0:
+        first = np.int64(codes_t[samples[0, start], h])
+        for i in range(end - start):
+            c = np.int64(codes_t[samples[0, start + i], h])
+            out[i] = c
+            counts[c + 1] += 1
+            same = same and c == first
+    else:
+        first = np.int64(codes[f, samples[0, start]])
+        for i in range(end - start):
+            c = np.int64(codes[f, samples[0, start + i]])
+            out[i] = c
+            counts[c + 1] += 1
+            same = same and c == first
+    return same
+
+
+@njit(**NO_NRT_JIT_OPTIONS)
+def counting_order(keys, n, n_codes, counts, order):
+    """``order[:n]``: local indices ``0 .. n-1`` stably sorted by ``keys``, from the counts
+    ``counts[c + 1]`` of each code (counting sort)."""
+    for j in range(n_codes):
+        counts[j + 1] += counts[j]
+    for i in range(n):
+        c = keys[i]
+        order[counts[c]] = i
+        counts[c] += 1
+
+
+@njit(**NO_NRT_INLINE_JIT_OPTIONS)
+def scan_sorted_local(order, keys, node_y, n, width, criterion, parent, parent_off,
+                      parent_weight, parent_mass, min_samples_leaf, left, right):
+    """:func:`scan_sorted` for classification with unit weights on node-local arrays (codes
+    ``keys`` and classes ``node_y`` by local index, visited in ``order``): the same arithmetic
+    in the same order, without an indirect load per sample and array."""
+    best_gain = -np.inf
+    best_lo = -1
+    best_hi = -1
+    sq_left = 0.0
+    sq_right = 0.0
+    xl_left = 0.0
+    xl_right = 0.0
+    for k in range(width):
+        left[k] = 0.0
+        right[k] = parent[parent_off + k]
+        if criterion == GINI:
+            sq_right += right[k] * right[k]
+        elif criterion == ENTROPY:
+            xl_right += xlog2x(right[k])
+    weight_left = 0.0
+    code_here = keys[order[0]]
+    for p in range(n - 1):
+        weight_left += 1.0
+        k = node_y[order[p]]
+        cl = left[k]
+        cr = right[k]
+        if criterion == GINI:
+            sq_left += 2.0 * cl + 1.0
+            sq_right += 1.0 - 2.0 * cr
+        elif criterion == ENTROPY:
+            xl_left += xlog2x(cl + 1.0) - xlog2x(cl)
+            xl_right += xlog2x(cr - 1.0) - xlog2x(cr)
+        left[k] = cl + 1.0
+        right[k] = cr - 1.0
+        n_left = p + 1
+        if n - n_left < min_samples_leaf:
+            break
+        code_next = keys[order[p + 1]]
+        if n_left >= min_samples_leaf and code_here != code_next:
+            weight_right = parent_weight - weight_left
+            if criterion == GINI or criterion == ENTROPY:
+                child = _incremental_child_mass(criterion, weight_left, weight_right, sq_left,
+                                                sq_right, xl_left, xl_right)
+            else:
+                child = classification_mass(left, 0, width, weight_left, criterion) + \
+                    classification_mass(right, 0, width, weight_right, criterion)
+            gain = parent_mass - child
+            if gain > best_gain:
+                best_gain = gain
+                best_lo = code_here
+                best_hi = code_next
+        code_here = code_next
+    return best_gain, best_lo, best_hi

@@ -21,16 +21,28 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from treebound._kernels.binning import gather_codes_t, small_integer_ranks, transpose_into
+from treebound._kernels.binning import (
+    column_ranges,
+    gather_codes_t,
+    map_codes,
+    map_small_codes,
+    narrow_codes,
+    offset_codes,
+    small_integer_ranks,
+    transpose_columns,
+    widen_codes,
+)
 from treebound._kernels.node_search import KIND_CATEGORICAL, KIND_HISTOGRAM, KIND_PRESORTED
 
 #: In exact mode a numeric feature is histogram-searched when codes x statistics <= this.
 HISTOGRAM_CELLS = 4096
+#: Value-table entries (int32) pooled for coding integer columns, on top of 16 per sample.
+_TABLE_ENTRIES = 2**20
 
 
 @dataclass
 class CodedFeatures:
-    codes: np.ndarray  # (n_features, n_samples) int32
+    codes: np.ndarray  # (n_features, n_samples) int32; rows of codes_t features may be unfilled
     codes_t: np.ndarray  # (n_samples, n_hist) uint8: non-presorted features with <= 256 codes
     n_codes: np.ndarray  # (n_features,) int64
     kind: np.ndarray  # (n_features,) int64
@@ -54,53 +66,94 @@ def code_features(X_enc: np.ndarray, n_categories: np.ndarray, splitter: str, ma
 
     ``width`` is the number of statistics per code (classes, or 3 for regression).
     """
-    n, d = X_enc.shape
-    columns = np.empty((d, n), dtype=np.float64)
-    transpose_into(np.ascontiguousarray(X_enc, dtype=np.float64), columns)
+    X = np.ascontiguousarray(X_enc, dtype=np.float64)
+    n, d = X.shape
+    lo_x, hi_x = np.empty(d, dtype=np.float64), np.empty(d, dtype=np.float64)
+    integral = np.empty(d, dtype=np.bool_)
+    column_ranges(X, lo_x, hi_x, integral)
+    # Small-range integer columns (the common case) are coded by value tables in row-major
+    # passes over X: no transposed copy, no sort. Tables are pooled up to a memory budget.
+    size = np.where(integral & (n_categories == 0) & (hi_x - lo_x <= 4 * n + 1024),
+                    hi_x - lo_x + 1, 0).astype(np.int64)
+    tabled = (size > 0) & (np.cumsum(size) <= _TABLE_ENTRIES + 16 * n)
+    table_cols = np.flatnonzero(tabled).astype(np.int64)
+    table_offset = np.concatenate([[0], np.cumsum(size[table_cols])]).astype(np.int64)
+    table = np.zeros(table_offset[-1], dtype=np.int32)
+    # counts are only needed when the values may have to be binned
+    counted = (size[table_cols] > max_bins) & (splitter == "hist")
     codes = np.empty((d, n), dtype=np.int32)
+    # Columns spanning <= 256 values go through a sample-major uint8 matrix (which is also
+    # the codes_t the histogram blocks want), the others straight to codes.
+    narrow = (size[table_cols] <= 256) & ~counted
+    narrow_cols = table_cols[narrow]
+    small = np.empty((n, d), dtype=np.uint8)
+    seen = np.zeros(4 * d, dtype=np.uint64)
+    if narrow_cols.shape[0]:
+        narrow_codes(X, lo_x, small, seen)
+    present_small = np.unpackbits(seen.view(np.uint8), bitorder="little").reshape(d, 256)
+    offset_codes(X, table_cols[~narrow], lo_x, counted[~narrow], table_offset[:-1][~narrow],
+                 table, codes)
+    rest = np.flatnonzero(~tabled)
+    columns = np.empty((rest.shape[0], n), dtype=np.float64)
+    if rest.shape[0]:
+        transpose_columns(X, rest.astype(np.int64), columns)
     n_codes = np.empty(d, dtype=np.int64)
     kind = np.empty(d, dtype=np.int64)
     lo_parts, hi_parts = [], []
     value_offset = np.zeros(d, dtype=np.int64)
     pos = 0
     for j in range(d):
-        col = columns[j]
         value_offset[j] = pos
-        if n_categories[j] > 0:
-            codes[j] = col.astype(np.int32)
-            n_codes[j] = n_categories[j]
-            kind[j] = KIND_CATEGORICAL
-            continue
-        ranks = np.empty(n, dtype=np.int64)
-        uniq = small_integer_ranks(col, ranks)  # O(n) for small-range integer columns
-        small_ints = uniq.shape[0] > 0
-        if not small_ints:
-            uniq, counts = np.unique(col, return_counts=True)
-        if splitter == "hist" and uniq.shape[0] > max_bins:
+        if tabled[j]:
+            h = int(np.searchsorted(table_cols, j))
+            seg = (present_small[j, : size[j]] if narrow[h]
+                   else table[table_offset[h] : table_offset[h + 1]])
+            present = np.flatnonzero(seg)
+            uniq = lo_x[j] + present.astype(np.float64)
+            q, lo, hi, kind[j], code_of_unique = _code_values(uniq, seg[present], splitter,
+                                                              max_bins, width)
+            if q < seg.shape[0]:  # codes hold value - lo: map them to ranks / bins
+                if narrow[h]:
+                    mapping = np.zeros(256, dtype=np.uint8)
+                    mapping[present] = code_of_unique
+                    map_small_codes(small, j, mapping)
+                else:
+                    seg[present] = code_of_unique
+                    map_codes(codes, j, table, table_offset[h])
+        else:
+            col = columns[int(np.searchsorted(rest, j))]
+            if n_categories[j] > 0:
+                codes[j] = col.astype(np.int32)
+                n_codes[j] = n_categories[j]
+                kind[j] = KIND_CATEGORICAL
+                continue
+            ranks = np.empty(n, dtype=np.int64)
+            uniq = small_integer_ranks(col, ranks)  # O(n) for small-range integer columns
+            small_ints = uniq.shape[0] > 0
             if small_ints:
                 counts = np.bincount(ranks, minlength=uniq.shape[0])
-            code_of_unique = _bin_unique_values(counts, max_bins)
-            q = int(code_of_unique[-1]) + 1
-            first = np.searchsorted(code_of_unique, np.arange(q), side="left")
-            last = np.searchsorted(code_of_unique, np.arange(q), side="right") - 1
-            lo, hi = uniq[first], uniq[last]
-            # a value's bin is the first whose largest value is >= it (<= max_bins steps)
+            else:
+                uniq, counts = np.unique(col, return_counts=True)
+            q, lo, hi, kind[j], code_of_unique = _code_values(uniq, counts, splitter, max_bins,
+                                                              width)
+            # a value's code is the first whose largest value is >= it
             codes[j] = code_of_unique[ranks] if small_ints else np.searchsorted(hi, col)
-            kind[j] = KIND_HISTOGRAM
-        else:
-            q = uniq.shape[0]
-            lo = hi = uniq
-            codes[j] = ranks if small_ints else np.searchsorted(uniq, col)
-            use_hist = splitter == "hist" or (q <= 256 and q * width <= HISTOGRAM_CELLS)
-            kind[j] = KIND_HISTOGRAM if use_hist else KIND_PRESORTED
         n_codes[j] = q
         lo_parts.append(lo)
         hi_parts.append(hi)
         pos += q
     empty = np.empty(0, dtype=np.float64)
     hist_features = np.flatnonzero((kind != KIND_PRESORTED) & (n_codes <= 256))
-    codes_t = np.empty((n, hist_features.shape[0]), dtype=np.uint8)
-    gather_codes_t(codes, hist_features.astype(np.int64), codes_t)
+    if narrow_cols.shape[0] < d:
+        small = np.ascontiguousarray(small[:, narrow_cols])
+    if np.array_equal(hist_features, narrow_cols):
+        # the growth kernels read block features from codes_t only: their int32 rows stay
+        # unfilled (writing them cost as much as coding)
+        codes_t = small
+    else:
+        widen_codes(small, narrow_cols, codes)
+        codes_t = np.empty((n, hist_features.shape[0]), dtype=np.uint8)
+        gather_codes_t(codes, hist_features.astype(np.int64), codes_t)
     return CodedFeatures(
         codes=codes,
         codes_t=codes_t,
@@ -110,3 +163,19 @@ def code_features(X_enc: np.ndarray, n_categories: np.ndarray, splitter: str, ma
         hi_values=np.concatenate(hi_parts).astype(np.float64) if hi_parts else empty,
         value_offset=value_offset,
     )
+
+
+def _code_values(uniq: np.ndarray, counts: np.ndarray, splitter: str, max_bins: int,
+                 width: int):
+    """Code of each distinct value of a numeric column, its search kind and each code's value
+    range: ``(n_codes, lo, hi, kind, code_of_unique)``."""
+    if splitter == "hist" and uniq.shape[0] > max_bins:
+        code_of_unique = _bin_unique_values(counts, max_bins)
+        q = int(code_of_unique[-1]) + 1
+        first = np.searchsorted(code_of_unique, np.arange(q), side="left")
+        last = np.searchsorted(code_of_unique, np.arange(q), side="right") - 1
+        return q, uniq[first], uniq[last], KIND_HISTOGRAM, code_of_unique
+    q = uniq.shape[0]
+    use_hist = splitter == "hist" or (q <= 256 and q * width <= HISTOGRAM_CELLS)
+    return (q, uniq, uniq, KIND_HISTOGRAM if use_hist else KIND_PRESORTED,
+            np.arange(q, dtype=np.int64))
