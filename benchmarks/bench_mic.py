@@ -23,8 +23,6 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import os
-import platform
 import re
 import shutil
 import subprocess
@@ -35,6 +33,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from treebound.experiments.machine import machine_description
 from treebound.experiments.mic import (
     FAR_FROM_OPTIMAL,
     NEAR_OPTIMAL,
@@ -72,23 +71,6 @@ def run_sweeps(t_max: int, jobs: int, work_dir: Path) -> dict[str, float]:
         subprocess.run(command, check=True)
         seconds[name] = time.perf_counter() - start
     return seconds
-
-
-def machine_description() -> str:
-    cpu = platform.processor() or "unknown CPU"
-    cpuinfo = Path("/proc/cpuinfo")
-    if cpuinfo.exists():
-        for line in cpuinfo.read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    import numba
-
-    return (
-        f"{cpu}, {cores} cores available, {platform.system()} {platform.release()}; "
-        f"Python {platform.python_version()}, numpy {np.__version__}, numba {numba.__version__}"
-    )
 
 
 def provenance_lines() -> list[str]:

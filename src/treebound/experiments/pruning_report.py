@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import csv
 import math
-import os
-import platform
 from collections import defaultdict
 from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
+
+from treebound.experiments.machine import machine_description as _machine_description
 
 __all__ = ["PAPER_NAMES", "aggregate", "machine_description", "plot_accuracy",
            "read_paper_table", "write_pruning_markdown"]
@@ -45,19 +45,7 @@ NUMERIC = ("train_acc", "test_acc", "n_leaves", "height", "prune_seconds", "prun
 
 
 def machine_description() -> str:
-    cpu = platform.processor() or "unknown CPU"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    load = ""
-    if hasattr(os, "getloadavg"):
-        load = f"; load average {os.getloadavg()[0]:.2f}"
-    return (f"{cpu}, {os.cpu_count()} logical cores, {platform.system()} "
-            f"{platform.release()}; Python {platform.python_version()}{load}")
+    return _machine_description(load=True)
 
 
 def read_paper_table(path) -> dict:
