@@ -12,6 +12,9 @@ MODULES = [
     "treebound.theory.vcdim",
     "treebound.theory.shattering",
     "treebound.theory.bounds",
+    "treebound.theory.tail_inversion",
+    "treebound.certificates",
+    "treebound.certificates._certificate",
 ]
 
 

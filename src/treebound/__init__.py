@@ -48,9 +48,18 @@ _THEORY_EXPORTS = (
 __all__ += list(_THEORY_EXPORTS)
 
 
+# Certificates (bounds on the true error of any fitted tree), also loaded on first access.
+_CERTIFICATE_EXPORTS = ("Certificate", "certify")
+__all__ += list(_CERTIFICATE_EXPORTS)
+
+
 def __getattr__(name):
     if name in _THEORY_EXPORTS:
         from treebound import theory
 
         return getattr(theory, name)
+    if name in _CERTIFICATE_EXPORTS:
+        from treebound import certificates
+
+        return getattr(certificates, name)
     raise AttributeError(f"module 'treebound' has no attribute {name!r}")

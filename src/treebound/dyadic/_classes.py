@@ -175,6 +175,9 @@ class DyadicTreeClassifier(TreeClassifierMixin, ClassifierMixin, BaseDecisionTre
         self.empirical_risk_ = arrays.empirical_risk
         self.penalty_ = arrays.penalty
         self.n_cells_evaluated_ = arrays.n_cells_evaluated
+        from treebound.certificates import fit_certificate
+
+        self.certificate_ = fit_certificate(self, X_enc, y_enc)
         return self
 
     # ------------------------------------------------------------- persistence

@@ -2,8 +2,11 @@
 
 Sources: Leboeuf, LeBlanc & Marchand (2020), "Decision trees as partitioning machines to
 characterize their generalization properties" (Theorems 7 and 9, Algorithms 1 and 2, Eqs. 4, 5
-and 8) and Yıldız (2015), "On the VC-dimension of univariate decision trees" (Theorems 1–6,
-Eqs. 2–3). See ``SPEC.md`` §2–§4.
+and 8); Yıldız (2015), "On the VC-dimension of univariate decision trees" (Theorems 1–6,
+Eqs. 2–3); and, for risk bounds that are not vacuous (:mod:`treebound.theory.tail_inversion`),
+Leboeuf, LeBlanc & Marchand (2021), "Improving generalization bounds for VC classes using the
+hypergeometric tail inversion" (Theorems 5 and 7), Langford (2005) and Marchand & Sokolova
+(2005).
 """
 
 from treebound.theory.bounds import (
@@ -19,6 +22,7 @@ from treebound.theory.combinatorics import (
     log_falling_factorial,
     log_stirling2,
     log_stirling2_table,
+    log_wedderburn_etherington,
     logsumexp,
     partition_merge_count,
     stirling2,
@@ -47,6 +51,14 @@ from treebound.theory.structures import (
     enumerate_structures,
     subtree_structures,
 )
+from treebound.theory.tail_inversion import (
+    binomial_tail_inversion,
+    binomial_tail_lower_inversion,
+    hypergeometric_tail_inversion_bound,
+    hypergeometric_tail_inversion_lower_bound,
+    log_leaf_assignment_growth_bound,
+    sample_compression_bound,
+)
 from treebound.theory.vcdim import (
     stump_vcdim,
     vcdim_lower_bound,
@@ -62,6 +74,8 @@ __all__ = [
     "WEDDERBURN_ETHERINGTON",
     "PartitioningCache",
     "TreeStructure",
+    "binomial_tail_inversion",
+    "binomial_tail_lower_inversion",
     "brute_force_stump_vcdim",
     "collapsed_structure",
     "collapsed_structures",
@@ -70,17 +84,22 @@ __all__ = [
     "exact_vcdim",
     "falling_factorial",
     "growth_function_upper_bound",
+    "hypergeometric_tail_inversion_bound",
+    "hypergeometric_tail_inversion_lower_bound",
     "log_comb",
     "log_error_prior",
     "log_falling_factorial",
     "log_growth_function_upper_bound",
+    "log_leaf_assignment_growth_bound",
     "log_partitioning_upper_bound",
     "log_stirling2",
     "log_stirling2_table",
     "log_structure_prior",
+    "log_wedderburn_etherington",
     "logsumexp",
     "partition_merge_count",
     "partitioning_upper_bound",
+    "sample_compression_bound",
     "shawe_taylor_bound",
     "stirling2",
     "stump_partitioning_upper_bound",

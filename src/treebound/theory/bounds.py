@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from treebound.theory.combinatorics import wedderburn_etherington
+from treebound.theory.combinatorics import log_wedderburn_etherington
 
 __all__ = [
     "PAPER_ERROR_PRIOR_RATIO",
@@ -116,7 +116,7 @@ def log_structure_prior(n_leaves) -> float:
     L = _check_nonneg_int(n_leaves, "n_leaves")
     if L == 0:
         raise ValueError("n_leaves must be >= 1")
-    return math.log(6.0 / math.pi**2) - 2.0 * math.log(L) - math.log(wedderburn_etherington(L))
+    return math.log(6.0 / math.pi**2) - 2.0 * math.log(L) - log_wedderburn_etherington(L)
 
 
 def vapnik_srm_bound(training_error, n_examples, vcdim, a1=0.1, a2=2.0, nu=None) -> float:

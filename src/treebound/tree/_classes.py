@@ -227,6 +227,20 @@ class BaseDecisionTree(BaseEstimator):
         self.pruning_info_ = info
 
     # -------------------------------------------------------------- routing
+    def encode(self, X) -> np.ndarray:
+        """The float64 matrix the tree's tests read: numeric columns as given, categorical
+        columns as level codes (the order of ``encoder_``'s categories).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features_in_)
+
+        Returns
+        -------
+        ndarray of float64, shape (n_samples, n_features_in_)
+        """
+        return self._encode(X)
+
     def apply(self, X) -> np.ndarray:
         """Index of the leaf each sample ends in."""
         X_enc = self._encode(X)
@@ -412,7 +426,14 @@ class DecisionTreeClassifier(TreeClassifierMixin, ClassifierMixin, BaseDecisionT
         X_enc = self._encode_fit(X)
         y_enc = self._encode_target(y, X_enc.shape[0])
         weights = check_sample_weight(sample_weight, X_enc.shape[0])
-        return self._grow(X_enc, y_enc, weights, len(self.classes_))
+        self._grow(X_enc, y_enc, weights, len(self.classes_))
+        from treebound.certificates import fit_certificate
+
+        # Every row with positive weight counts once: the certificate is on the rows, whatever
+        # their weights.
+        positive = weights > 0
+        self.certificate_ = fit_certificate(self, X_enc[positive], y_enc[positive])
+        return self
 
 class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
     """Decision tree regressor (squared error); same growth options as the classifier.

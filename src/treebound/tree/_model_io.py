@@ -63,6 +63,9 @@ def model_to_dict(model) -> dict:
         "tree": model.tree_.to_dict(),
         "extra": _json_param(model._extra_state()) if hasattr(model, "_extra_state") else {},
     }
+    certificate = getattr(model, "certificate_", None)
+    if certificate is not None:
+        out["extra"]["certificate"] = certificate.to_dict()
     if hasattr(model, "classes_"):
         out["classes"] = model.classes_.tolist()
         out["classes_dtype"] = model.classes_.dtype.str
@@ -141,7 +144,25 @@ def model_from_dict(cls, data: dict):
         raise ValueError("model field 'extra' must be an object")
     if hasattr(model, "_restore_extra_state"):
         model._restore_extra_state(extra)
+    if is_classifier(model):
+        model.certificate_ = _certificate_from(extra.get("certificate"), tree)
     return model
+
+
+def _certificate_from(raw, tree):
+    """The certificate of the fit stored in the file (``None`` in files without one)."""
+    if raw is None:
+        return None
+    from treebound.certificates import Certificate
+
+    try:
+        certificate = Certificate.from_dict(raw)
+    except ValueError as exc:
+        raise ValueError(f"model field extra.certificate: {exc}") from None
+    if certificate.n_leaves != tree.n_leaves:
+        raise ValueError(f"model field extra.certificate is for a tree of "
+                         f"{certificate.n_leaves} leaves, the tree has {tree.n_leaves}")
+    return certificate
 
 
 def _classes_from(data: dict, n_classes: int) -> np.ndarray:

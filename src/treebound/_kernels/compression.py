@@ -1,0 +1,63 @@
+"""Kernels of the sample-compression certificate: node-local neighbours of every threshold and
+the choice of the rows that carry them (``treebound.certificates._compression``)."""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from treebound._config import NO_NRT_JIT_OPTIONS
+
+#: Rows scanned, per value, for an already chosen or a misclassified row to prefer.
+_SCAN = 256
+
+
+@njit(**NO_NRT_JIT_OPTIONS)
+def threshold_neighbours(first_child, feature, threshold, category_offset, category_child, X,
+                         low, high):
+    """``low[i]`` / ``high[i]``: the largest value ``<= t`` / smallest value ``> t`` of the
+    tested feature among the rows reaching numeric node ``i`` (``-inf`` / ``+inf`` when none).
+    The caller fills ``low`` with ``-inf`` and ``high`` with ``+inf``."""
+    for r in range(X.shape[0]):
+        node = 0
+        while first_child[node] >= 0:
+            x = X[r, feature[node]]
+            if category_offset[node] >= 0:
+                slot = category_child[category_offset[node] + np.int64(x)]
+            elif x <= threshold[node]:
+                slot = 0
+                if x > low[node]:
+                    low[node] = x
+            else:
+                slot = 1
+                if x < high[node]:
+                    high[node] = x
+            node = first_child[node] + slot
+
+
+@njit(**NO_NRT_JIT_OPTIONS)
+def choose_rows(range_start, range_end, order, wrong, chosen, pick_of_range, out):
+    """For every slot ``s``, one row among ``order[range_start[s]:range_end[s]]`` (rows sharing
+    the value the slot needs): a row already chosen if one is seen, else a misclassified one,
+    else the first. ``pick_of_range`` (filled with ``-1``) remembers the pick of each range so
+    a value needed again reuses its row. Marks the picks in ``chosen``."""
+    for s in range(range_start.shape[0]):
+        start = range_start[s]
+        end = range_end[s]
+        pick = pick_of_range[start]
+        if pick < 0:
+            stop = min(end, start + _SCAN)
+            for p in range(start, stop):
+                if chosen[order[p]]:
+                    pick = order[p]
+                    break
+            if pick < 0:
+                for p in range(start, stop):
+                    if wrong[order[p]]:
+                        pick = order[p]
+                        break
+            if pick < 0:
+                pick = order[start]
+            pick_of_range[start] = pick
+        chosen[pick] = True
+        out[s] = pick

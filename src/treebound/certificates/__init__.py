@@ -1,0 +1,253 @@
+"""Certificates: valid, non-vacuous bounds on the true error of any fitted tree classifier.
+
+:func:`certify` returns a :class:`Certificate`: "with probability at least ``1 - delta`` this
+tree's error rate on new data is at most ...". The training-sample methods hold for every tree
+of every shape at once, so the tree may have been chosen in any way (bound pruning,
+cross-validation, another library); they are valid only on the i.i.d. sample the tree was fit
+on — rows that were not part of that sample, or a sample that was filtered or reordered by
+what it contains, void them. Methods (see :mod:`treebound.certificates._methods`):
+
+``"auto"`` (default)
+    the smaller of two bounds, each at ``delta / 2``: ``"hti"`` and ``"compression"`` for
+    greedy trees (``"hti"`` alone at ``delta / 2`` when no compression set exists),
+    ``"prefix_code"`` and ``"hti"`` for dyadic trees.
+``"hti"``
+    hypergeometric tail inversion (Leboeuf, LeBlanc & Marchand 2021, Theorem 5) uniformly over
+    all trees with the structure prior of Leboeuf et al. (2020); with a lower bound (Theorem 7).
+``"compression"``
+    sample compression (Marchand & Sokolova 2005).
+``"shawe_taylor"``
+    Eq. (8) of Leboeuf et al. (2020), the objective of bound pruning (often above 1).
+``"prefix_code"``
+    dyadic trees only: Scott & Nowak's code as an Occam prior.
+``"test_set"``
+    ``X, y`` are rows never used to fit or select the tree: Langford's test-set bound (an
+    exact binomial interval), the tightest certificate when such rows exist.
+
+Examples
+--------
+>>> from sklearn.datasets import load_breast_cancer
+>>> from treebound import DecisionTreeClassifier, certify
+>>> X, y = load_breast_cancer(return_X_y=True)
+>>> model = DecisionTreeClassifier(max_leaf_nodes=8, growth="top_down").fit(X, y)
+>>> certificate = certify(model, X, y)
+>>> 0.0 < certificate.risk_upper_bound < 0.3, certificate.method
+(True, 'auto')
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+
+from treebound.certificates._certificate import Certificate
+from treebound.certificates._deployed import DeployedTree, deployed_tree
+from treebound.certificates._methods import (
+    DEFAULT_TABLE_BUDGET,
+    TRAINING_METHODS,
+    NotApplicable,
+    Sample,
+    auto_pair,
+    bound_compression,
+    bound_hti,
+    bound_prefix_code,
+    bound_shawe_taylor,
+    bound_test_set,
+)
+
+__all__ = ["METHODS", "Certificate", "DeployedTree", "certify", "certify_deployed",
+           "deployed_tree", "fit_certificate"]
+
+#: Theorem 9 table budget of the certificate computed at the end of ``fit`` (about 0.1 s);
+#: beyond it the closed-form growth bound is used (slightly looser, same guarantee).
+FIT_TABLE_BUDGET = 3_000_000
+
+#: Accepted values of ``method``.
+METHODS = ("auto", "hti", "compression", "shawe_taylor", "prefix_code", "test_set")
+
+
+def certify(model, X, y, *, delta=0.05, method="auto", ghost_size=None) -> Certificate:
+    """Certify a fitted tree classifier: a bound on its error rate on new data.
+
+    Parameters
+    ----------
+    model : fitted classifier
+        treebound's ``DecisionTreeClassifier`` (any growth order, any pruning, binary or
+        multiway categorical tests) or ``DyadicTreeClassifier``, or scikit-learn's
+        ``DecisionTreeClassifier`` (read from ``tree_``).
+    X : array-like or DataFrame, shape (n_rows, n_features)
+        For every method but ``"test_set"``: the training sample the model was fit on (every
+        row with positive weight, each counted once whatever its weight). For ``"test_set"``:
+        rows never used to fit or select the model.
+    y : array-like, shape (n_rows,)
+        Their class labels.
+    delta : float in (0, 1), default=0.05
+        The bound holds with probability at least ``1 - delta``.
+    method : {"auto", "hti", "compression", "shawe_taylor", "prefix_code", "test_set"}
+        See the module docstring.
+    ghost_size : int, optional
+        ``m'`` of the ``"hti"`` bound (default ``4 m``); fix it before seeing the data.
+
+    Returns
+    -------
+    Certificate
+
+    Raises
+    ------
+    TypeError
+        For a model certify cannot read (a regressor, another library's estimator).
+    ValueError
+        For an unfitted model, ``X`` with other features, labels never seen in training,
+        ``delta`` outside (0, 1), an unknown method, a method that does not apply (e.g.
+        ``"compression"`` on thresholds that are not midpoints of training values), or a
+        training-sample method given a different number of rows than the model was fit on.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from sklearn.tree import DecisionTreeClassifier as SklearnTree
+    >>> from treebound import certify
+    >>> X, y = load_iris(return_X_y=True)
+    >>> cart = SklearnTree(max_leaf_nodes=4, random_state=0).fit(X, y)
+    >>> c = certify(cart, X, y, method="hti")
+    >>> c.n_leaves, c.n_errors, round(c.risk_upper_bound, 3)
+    (4, 4, 0.308)
+    """
+    delta = _check_delta(delta)
+    if method not in METHODS:
+        raise ValueError(f"unknown certificate method {method!r}: expected one of {METHODS}")
+    from sklearn.base import is_regressor
+
+    try:
+        regressor = is_regressor(model)
+    except (AttributeError, TypeError):  # not a scikit-learn estimator at all
+        regressor = False
+    if regressor:
+        raise TypeError(f"certify bounds the 0-1 risk of classifiers; {type(model).__name__} "
+                        "is a regressor")
+    deployed = deployed_tree(model, X)
+    y_idx = _class_indices(deployed, y, strict=method != "test_set")
+    fitted = getattr(model, "certificate_", None)
+    n_fit = fitted.n_examples if fitted is not None else deployed.n_fit_rows
+    if method != "test_set" and n_fit is not None and n_fit != y_idx.shape[0]:
+        raise ValueError(
+            f"the model was fit on {n_fit} rows (with positive weight) but X has "
+            f"{y_idx.shape[0]}: method {method!r} needs exactly the training sample (use "
+            "method='test_set' for rows never used to fit or select the model)")
+    return certify_deployed(deployed, y_idx, delta=delta, method=method, ghost_size=ghost_size)
+
+
+def certify_deployed(deployed: DeployedTree, y_idx: np.ndarray, *, delta: float = 0.05,
+                     method: str = "auto", ghost_size=None,
+                     table_budget: int = DEFAULT_TABLE_BUDGET) -> Certificate:
+    """:func:`certify` on a :class:`DeployedTree` and class indices (the functional core the
+    estimators call at the end of ``fit``)."""
+    predicted = deployed.predict_index()
+    sample = Sample(deployed, np.asarray(y_idx), predicted != y_idx)
+    if sample.m == 0:
+        raise ValueError("certify needs at least one row")
+    if method == "auto":
+        first, second = auto_pair(deployed)
+        half = delta / 2.0
+        values = {}
+        lower = None
+        details: dict = {"combined": ()}
+        for name in (first, second):
+            try:
+                value = _run(name, sample, half, ghost_size, table_budget)
+            except NotApplicable as exc:
+                details[f"{name}_not_applicable"] = str(exc)
+                continue
+            values[name] = value.upper
+            details["combined"] += (name,)
+            details.update({key: v for key, v in value.details.items() if key != "combined"})
+            if value.lower is not None:
+                lower = value.lower if lower is None else max(lower, value.lower)
+        upper = min(values.values())
+        details["chosen"] = min(values, key=values.get)
+        return _certificate(upper, lower, "auto", delta, sample, details)
+    if method == "prefix_code" and deployed.family != "dyadic":
+        raise ValueError("method 'prefix_code' certifies DyadicTreeClassifier only")
+    try:
+        value = _run(method, sample, delta, ghost_size, table_budget)
+    except NotApplicable as exc:
+        raise ValueError(f"method {method!r} cannot certify this tree: {exc}") from None
+    return _certificate(value.upper, value.lower, method, delta, sample, value.details)
+
+
+def fit_certificate(model, features: np.ndarray, y_idx: np.ndarray) -> Certificate:
+    """The ``certificate_`` of a treebound classifier at the end of ``fit``: method "auto" at
+    ``delta = 0.05`` on the encoded training rows with positive weight."""
+    from treebound.certificates._deployed import treebound_midpoint
+
+    tree = model.tree_
+    family = "dyadic" if type(model).__name__ == "DyadicTreeClassifier" else "treebound"
+    deployed = DeployedTree(tree=tree, features=features, classes=np.asarray(model.classes_),
+                            leaf_class=tree.majority_class,
+                            n_categories=tree.n_categories.copy(),
+                            midpoint=None if family == "dyadic" else treebound_midpoint,
+                            family=family, n_fit_rows=features.shape[0], model=model)
+    return certify_deployed(deployed, y_idx, delta=0.05, method="auto",
+                            table_budget=FIT_TABLE_BUDGET)
+
+
+def _run(name, sample, delta, ghost_size, table_budget):
+    if name == "hti":
+        return bound_hti(sample, delta, ghost_size, table_budget)
+    if name == "compression":
+        return bound_compression(sample, delta)
+    if name == "shawe_taylor":
+        return bound_shawe_taylor(sample, delta, table_budget)
+    if name == "prefix_code":
+        return bound_prefix_code(sample, delta)
+    return bound_test_set(sample, delta)
+
+
+def _certificate(upper, lower, method, delta, sample, details) -> Certificate:
+    if method in TRAINING_METHODS or method == "auto":
+        details.setdefault("sample", "training")
+    else:
+        details.setdefault("sample", "held-out")
+    return Certificate(float(upper), None if lower is None else float(lower), method,
+                       float(delta), sample.m, sample.k, sample.deployed.tree.n_leaves, details)
+
+
+def _check_delta(delta) -> float:
+    if isinstance(delta, bool) or not isinstance(delta, int | float | np.floating):
+        raise TypeError(f"delta must be a number in (0, 1), got {type(delta).__name__}")
+    delta = float(delta)
+    if not 0.0 < delta < 1.0 or math.isnan(delta):
+        raise ValueError(f"delta must be in (0, 1), got {delta}")
+    return delta
+
+
+def _class_indices(deployed: DeployedTree, y, *, strict: bool) -> np.ndarray:
+    y = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
+    if y.ndim != 1:
+        if y.ndim == 2 and y.shape[1] == 1:
+            y = y[:, 0]
+        else:
+            raise ValueError(f"y must be one-dimensional, got shape {y.shape}")
+    n_rows = deployed.features.shape[0]
+    if y.shape[0] != n_rows:
+        raise ValueError(f"X has {n_rows} rows but y has {y.shape[0]}")
+    classes = deployed.classes
+    try:
+        pos = np.searchsorted(classes, y)
+    except TypeError as exc:
+        raise ValueError(f"y labels cannot be compared with the model's classes ({exc})") \
+            from None
+    pos = np.clip(pos, 0, classes.shape[0] - 1)
+    known = classes[pos] == y
+    if not np.all(known):
+        unknown = np.unique(y[~known])[:5].tolist()
+        if strict:
+            raise ValueError(f"y has labels the model never saw in training: {unknown}; "
+                             "certify needs the training sample (use method='test_set' for "
+                             "held-out rows)")
+        warnings.warn(f"y has labels the model never saw ({unknown}): counted as errors",
+                      stacklevel=3)
+        pos = np.where(known, pos, -1)
+    return pos.astype(np.int64)

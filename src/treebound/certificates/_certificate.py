@@ -1,0 +1,161 @@
+"""The :class:`Certificate` a user reads: a risk bound and what it rests on."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+__all__ = ["Certificate"]
+
+_METHOD_TEXT = {
+    "hti": "hypergeometric tail inversion, uniform over all trees",
+    "compression": "sample compression",
+    "shawe_taylor": "Shawe-Taylor et al. (Leboeuf et al. Eq. 8)",
+    "test_set": "test-set bound on held-out rows",
+    "prefix_code": "Scott & Nowak's prefix code over dyadic trees",
+}
+
+
+@dataclass(frozen=True)
+class Certificate:
+    """A bound on the true error rate of a fitted tree classifier.
+
+    With probability at least ``1 - delta`` over the draw of the sample the bound was computed
+    on (i.i.d. rows), the tree's error rate on new rows from the same distribution is at most
+    ``risk_upper_bound``; where a lower bound is given, it holds with probability at least
+    ``1 - delta`` too (both sides together: ``1 - 2 delta``). The training-sample methods hold
+    simultaneously for every tree of every shape, so they certify a tree whatever chose it —
+    but only on the sample it was fit on.
+
+    Attributes
+    ----------
+    risk_upper_bound : float
+        Upper bound on the error rate, in ``[0, 1]``.
+    risk_lower_bound : float or None
+        Lower bound, ``None`` where the method has none.
+    method : str
+        ``"hti"``, ``"compression"``, ``"shawe_taylor"``, ``"test_set"``, ``"prefix_code"``
+        or ``"auto"`` (the smaller of two bounds, each at ``delta / 2``).
+    delta : float
+        Confidence parameter.
+    n_examples : int
+        Rows the bound counts (each once, whatever ``sample_weight`` was).
+    n_errors : int
+        Misclassified rows among them.
+    n_leaves : int
+        Leaves of the tree.
+    details : mapping
+        The parts of the bound (each method's value, ghost sample size, compression set size,
+        which growth-function bound was used, ...).
+
+    Examples
+    --------
+    >>> c = Certificate(0.26, None, "hti", 0.05, 426, 12, 9)
+    >>> print(c)  # doctest: +NORMALIZE_WHITESPACE
+    With probability at least 0.95 over the draw of the 426 rows, this tree's error rate on new
+    data from the same distribution is at most 0.26. [hti: hypergeometric tail inversion,
+    uniform over all trees; 12 errors on 426 rows (0.028); 9 leaves]
+    """
+
+    risk_upper_bound: float
+    risk_lower_bound: float | None
+    method: str
+    delta: float
+    n_examples: int
+    n_errors: int
+    n_leaves: int
+    details: MappingProxyType = field(default_factory=lambda: MappingProxyType({}),
+                                      compare=False)
+
+    def __post_init__(self):
+        if not isinstance(self.details, MappingProxyType):
+            object.__setattr__(self, "details", MappingProxyType(dict(self.details)))
+
+    def __reduce__(self):
+        # a mappingproxy does not pickle: rebuild from a plain dict
+        return (type(self), (self.risk_upper_bound, self.risk_lower_bound, self.method,
+                             self.delta, self.n_examples, self.n_errors, self.n_leaves,
+                             dict(self.details)))
+
+    @property
+    def is_vacuous(self) -> bool:
+        """True when the bound promises nothing (``>= 1``)."""
+        return self.risk_upper_bound >= 1.0
+
+    def __str__(self) -> str:
+        confidence = _format_number(1.0 - self.delta)
+        sentence = (f"With probability at least {confidence} over the draw of the "
+                    f"{self.n_examples} rows, this tree's error rate on new data from the same "
+                    f"distribution is at most {_format_number(self.risk_upper_bound)}")
+        if self.risk_lower_bound is not None and self.risk_lower_bound > 0:
+            sentence += f" (and at least {_format_number(self.risk_lower_bound)})"
+        sentence += "."
+        if self.is_vacuous:
+            sentence += " (A bound of 1 promises nothing.)"
+        what = _METHOD_TEXT.get(self.method, self.method)
+        if self.method == "auto":
+            parts = [f"{name} {_format_number(self.details[name])}"
+                     for name in self.details.get("combined", ()) if name in self.details]
+            what = "the smaller of " + " and ".join(parts) + ", each at delta / 2"
+        rate = self.n_errors / self.n_examples if self.n_examples else math.nan
+        return (f"{sentence} [{self.method}: {what}; {self.n_errors} errors on "
+                f"{self.n_examples} rows ({rate:.3f}); {self.n_leaves} leaves]")
+
+    def to_dict(self) -> dict:
+        """JSON-ready fields (the model file stores the certificate of the fit)."""
+        return {"risk_upper_bound": self.risk_upper_bound,
+                "risk_lower_bound": self.risk_lower_bound, "method": self.method,
+                "delta": self.delta, "n_examples": self.n_examples, "n_errors": self.n_errors,
+                "n_leaves": self.n_leaves, "details": _json_ready(dict(self.details))}
+
+    @classmethod
+    def from_dict(cls, data) -> Certificate:
+        """Inverse of :meth:`to_dict`, validated (``ValueError`` naming the bad field)."""
+        if not isinstance(data, dict):
+            raise ValueError("a certificate must be an object")
+        expected = {"risk_upper_bound", "risk_lower_bound", "method", "delta", "n_examples",
+                    "n_errors", "n_leaves", "details"}
+        if set(data) != expected:
+            raise ValueError(f"certificate fields must be {sorted(expected)}, got "
+                             f"{sorted(data)}")
+        upper, lower = data["risk_upper_bound"], data["risk_lower_bound"]
+        if not _is_rate(upper):
+            raise ValueError("certificate risk_upper_bound must be a number in [0, 1]")
+        if lower is not None and (not _is_rate(lower) or lower > upper):
+            raise ValueError("certificate risk_lower_bound must be null or a number in "
+                             "[0, risk_upper_bound]")
+        if data["method"] not in (*_METHOD_TEXT, "auto"):
+            raise ValueError(f"unknown certificate method {data['method']!r}")
+        if not _is_rate(data["delta"]) or not 0 < data["delta"] < 1:
+            raise ValueError("certificate delta must be in (0, 1)")
+        for name in ("n_examples", "n_errors", "n_leaves"):
+            value = data[name]
+            if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+                raise ValueError(f"certificate {name} must be a non-negative integer")
+        if data["n_errors"] > data["n_examples"]:
+            raise ValueError("certificate n_errors cannot exceed n_examples")
+        if not isinstance(data["details"], dict):
+            raise ValueError("certificate details must be an object")
+        return cls(float(upper), None if lower is None else float(lower), data["method"],
+                   float(data["delta"]), data["n_examples"], data["n_errors"],
+                   data["n_leaves"], data["details"])
+
+
+def _is_rate(value) -> bool:
+    return (not isinstance(value, bool) and isinstance(value, int | float)
+            and math.isfinite(value) and 0.0 <= value <= 1.0)
+
+
+def _format_number(value: float) -> str:
+    return f"{value:.3g}" if value >= 0.01 else f"{value:.2g}"
+
+
+def _json_ready(value):
+    if isinstance(value, dict):
+        return {str(k): _json_ready(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_ready(v) for v in value]
+    if hasattr(value, "item"):
+        return value.item()
+    return value

@@ -1,0 +1,199 @@
+"""A sample-compression scheme for decision trees (Marchand & Sokolova 2005; Shah 2007).
+
+The scheme rebuilds the *deployed* tree — the same prediction on every input, not only on the
+training rows — from a few training examples (the compression set) and a message.
+
+**Message** (its prior ``P(sigma, d)`` is fixed before the data is seen):
+
+1. the tree's shape up to swapping children, with the prior of
+   :func:`~treebound.certificates._counting.log_shape_prior`;
+2. for every internal node, in the preorder of that canonical shape, its test among the
+   ``W`` tests the node can hold, uniformly
+   (:func:`~treebound.certificates._counting.log_test_counts`: ``W = 2 ell_eff`` for a binary
+   node, as in Theorem 9; a binary node's test says which child is the ``x <= t`` side);
+3. the class of every leaf (``n^L``);
+4. the size ``d`` of the compression set, uniform over ``2 .. 2 N_num`` (``N_num`` numeric
+   tests; ``d = 0`` without one);
+5. for every numeric test, in the same order, the unordered pair ``{a, b}`` of compression
+   examples whose values ``x_a[j] <= t < x_b[j]`` give its threshold ``t = midpoint(x_a[j],
+   x_b[j])`` — the same function the learning library used, applied to the same floats. The
+   pairs cover the compression set, so the number of such sequences is at most
+   ``d! S(2 N_num, d) / 2^N_num`` (surjections of the ``2 N_num`` slots onto the ``d``
+   examples; the order inside a pair does not matter).
+
+**Reconstruction**: build the shape, put the tests in (the categorical maps are the message's
+subsets: categories never seen at a node follow the subset too, so they are covered), compute
+every numeric threshold from its pair, label the leaves. Every step is a function of the
+message and of the compression examples only, so the rebuilt tree *is* the deployed one.
+
+A threshold that is not ``midpoint(a, b)`` of two training values of its feature (a random
+split, a rounded threshold, a dyadic midpoint) cannot be rebuilt: the tree is then not
+compressible by this scheme and :func:`compress` says why.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import gammaln
+
+from treebound.certificates._counting import log_shape_prior, log_test_counts
+from treebound.theory.combinatorics import log_stirling2
+
+__all__ = ["Compression", "compress", "log_message_prior", "log_surjections_bound"]
+
+#: Up to this many slots the Stirling number is exact; beyond, a closed-form upper bound.
+_EXACT_STIRLING_SLOTS = 200
+
+
+@dataclass(frozen=True)
+class Compression:
+    """A compression set and the log prior of its message.
+
+    Attributes
+    ----------
+    rows : ndarray of int
+        Indices (into the training rows) of the compression set, sorted.
+    pairs : ndarray of int, shape (n_numeric_tests, 2)
+        For every numeric test (node ids in ``nodes``), the rows giving its threshold.
+    nodes : ndarray of int
+        The numeric test nodes, in tree order.
+    log_message_prior : float
+        ``ln P(sigma, d)``.
+    """
+
+    rows: np.ndarray
+    pairs: np.ndarray
+    nodes: np.ndarray
+    log_message_prior: float
+
+    @property
+    def size(self) -> int:
+        return int(self.rows.shape[0])
+
+
+def log_surjections_bound(n_slots: int, n_targets: int) -> float:
+    """``ln`` of an upper bound on ``d! S(s, d)``, the surjections of ``s`` slots onto ``d``
+    examples: exact for ``s <= 200``, else ``C(s, d) d! d^(s - d)`` (choose the slots of the
+    first occurrences, order the examples by first occurrence, fill the rest freely); equal
+    to ``s!`` when ``d = s``."""
+    s, d = int(n_slots), int(n_targets)
+    if d > s or (d == 0 and s > 0):
+        return -math.inf
+    if s == 0:
+        return 0.0
+    if s <= _EXACT_STIRLING_SLOTS:
+        return float(gammaln(d + 1.0)) + log_stirling2(s, d)
+    return float(gammaln(s + 1.0) - gammaln(s - d + 1.0)) + (s - d) * math.log(d)
+
+
+def log_message_prior(tree, n_categories, n_classes: int, multiway: bool, n_numeric: int,
+                      size: int) -> float:
+    """``ln P(sigma, d)`` of the module docstring's message."""
+    log_p = log_shape_prior(tree, n_categories, multiway)
+    log_p -= float(log_test_counts(tree, n_categories).sum())
+    log_p -= tree.n_leaves * math.log(n_classes)
+    if n_numeric > 0:
+        log_p -= math.log(2 * n_numeric - 1)
+        log_p -= log_surjections_bound(2 * n_numeric, size) - n_numeric * math.log(2.0)
+    return log_p
+
+
+# ----------------------------------------------------------------------------- the search
+def _value_pair(column_sorted, t, midpoint):
+    """Two training values ``a <= t < b`` with ``midpoint(a, b) == t`` (histogram splits and
+    other libraries, whose thresholds need not sit between a node's neighbours)."""
+    lows = column_sorted[column_sorted <= t]
+    if lows.size == 0:
+        return None
+    pos = np.searchsorted(column_sorted, 2.0 * t - lows)
+    for shift in (-1, 0, 1):
+        idx = np.clip(pos + shift, 0, column_sorted.shape[0] - 1)
+        highs = column_sorted[idx]
+        ok = (highs > t) & (midpoint(lows, highs) == t)
+        if ok.any():
+            best = np.flatnonzero(ok)[-1]  # the pair closest to t
+            return float(lows[best]), float(highs[best])
+    # The fallback ``midpoint(a, b) = a`` (adjacent floats): a = t and b the next value.
+    above = column_sorted[column_sorted > t]
+    if above.size and np.any(column_sorted == t) and midpoint(t, above[0]) == t:
+        return float(t), float(above[0])
+    return None
+
+
+def compress(deployed, wrong: np.ndarray, multiway: bool) -> Compression | str:
+    """The compression set of a :class:`~treebound.certificates._deployed.DeployedTree`.
+
+    Each numeric threshold is rebuilt from the node's neighbours (the largest value sent left
+    and the smallest sent right among the rows reaching it) when ``midpoint`` of them gives it,
+    else from any two training values that do. Among equal-valued rows the scheme prefers rows
+    already in the set, then misclassified rows (``wrong``: a misclassified row in the
+    compression set no longer counts as an error outside it). ``multiway`` says whether the
+    model's family can grow multiway nodes (shape prior). Returns the reason as a string when
+    the tree cannot be compressed.
+    """
+    from treebound._kernels.compression import choose_rows, threshold_neighbours
+
+    tree = deployed.tree
+    if deployed.midpoint is None:
+        return (f"{deployed.family} thresholds are not midpoints of training values, so no "
+                "compression set rebuilds them")
+    features = np.ascontiguousarray(deployed.features, dtype=np.float64)
+    nodes = np.flatnonzero((tree.first_child >= 0) & (tree.category_offset < 0))
+    low = np.full(tree.n_nodes, -np.inf)
+    high = np.full(tree.n_nodes, np.inf)
+    if nodes.size:
+        threshold_neighbours(tree.first_child, np.where(tree.feature < 0, 0, tree.feature),
+                             np.nan_to_num(tree.threshold), tree.category_offset,
+                             tree.category_child, features, low, high)
+    values = np.column_stack([low[nodes], high[nodes]])
+    t = tree.threshold[nodes]
+    with np.errstate(invalid="ignore"):
+        good = np.isfinite(values).all(axis=1) & (deployed.midpoint(values[:, 0],
+                                                                   values[:, 1]) == t)
+    node_feature = tree.feature[nodes]
+    sorted_columns: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+    def column(j):
+        if j not in sorted_columns:
+            order = np.argsort(features[:, j], kind="stable")
+            sorted_columns[j] = (order, features[order, j])
+        return sorted_columns[j]
+
+    for s in np.flatnonzero(~good).tolist():
+        found = _value_pair(column(int(node_feature[s]))[1], float(t[s]), deployed.midpoint)
+        if found is None:
+            return (f"node {int(nodes[s])}: threshold {float(t[s])!r} on feature "
+                    f"{int(node_feature[s])} is not the midpoint of two training values, so no "
+                    "compression set rebuilds it")
+        values[s] = found
+    # Rows holding each needed value: ranges of one concatenated sorted order per feature.
+    used = np.unique(node_feature)
+    offsets, orders = {}, []
+    position = 0
+    for j in used.tolist():
+        order, _ = column(j)
+        offsets[j] = position
+        orders.append(order)
+        position += order.shape[0]
+    flat_order = np.concatenate(orders) if orders else np.empty(0, dtype=np.int64)
+    starts = np.empty((nodes.shape[0], 2), dtype=np.int64)
+    ends = np.empty_like(starts)
+    for j in used.tolist():
+        mine = np.flatnonzero(node_feature == j)
+        col = column(j)[1]
+        for side in (0, 1):
+            starts[mine, side] = offsets[j] + np.searchsorted(col, values[mine, side], "left")
+            ends[mine, side] = offsets[j] + np.searchsorted(col, values[mine, side], "right")
+    chosen = np.zeros(features.shape[0], dtype=np.bool_)
+    pairs = np.empty(2 * nodes.shape[0], dtype=np.int64)
+    choose_rows(starts.ravel(), ends.ravel(), flat_order.astype(np.int64),
+                np.ascontiguousarray(wrong, dtype=np.bool_), chosen,
+                np.full(max(flat_order.shape[0], 1), -1, dtype=np.int64), pairs)
+    rows = np.flatnonzero(chosen)
+    log_p = log_message_prior(tree, deployed.n_categories, deployed.n_classes, multiway,
+                              int(nodes.shape[0]), int(rows.shape[0]))
+    return Compression(rows=rows, pairs=pairs.reshape(-1, 2), nodes=nodes,
+                       log_message_prior=log_p)

@@ -1,0 +1,206 @@
+"""The certificate methods: each turns a deployed tree and its rows into a risk bound.
+
+Every training-sample method holds with probability at least ``1 - delta`` simultaneously for
+every tree of every shape (a union bound with a prior fixed before the data is seen), so it
+certifies a tree chosen in any way — by bound pruning, cross-validation or another library —
+but only on the i.i.d. sample the tree was fit on.
+
+* ``hti`` — Theorem 5 of Leboeuf, LeBlanc & Marchand (2021) with ``delta p_T`` for the tree's
+  shape and the growth function of that shape at ``m + m'`` (Theorem 9 of Leboeuf et al. 2020
+  when its tables are affordable, else the closed form
+  :func:`~treebound.theory.log_leaf_assignment_growth_bound`; the smaller of the two when
+  both are computed — both bound the same growth function);
+* ``compression`` — the sample-compression scheme of :mod:`._compression`;
+* ``shawe_taylor`` — Eq. (8) of Leboeuf et al. (2020), the bound that bound pruning minimizes;
+* ``prefix_code`` — dyadic trees: Scott & Nowak's prefix code over dyadic trees as the prior
+  of an Occam bound. The dyadic grid is placed by the minimum and the maximum of every feature
+  in the training data, so those examples form a compression set (see :func:`bound_prefix_code`);
+* ``test_set`` — Langford's test-set bound, for rows that played no part in fitting or
+  choosing the tree.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from treebound.certificates._compression import compress, log_surjections_bound
+from treebound.certificates._counting import log_shape_prior, log_test_counts, may_grow_multiway
+from treebound.theory.bounds import PAPER_ERROR_PRIOR_RATIO, shawe_taylor_bound
+from treebound.theory.tail_inversion import (
+    binomial_tail_inversion,
+    binomial_tail_lower_inversion,
+    hypergeometric_tail_inversion_bound,
+    hypergeometric_tail_inversion_lower_bound,
+    log_leaf_assignment_growth_bound,
+    sample_compression_bound,
+)
+
+__all__ = ["BoundValue", "Sample", "log_growth_bound"]
+
+#: Theorem 9 is computed when (tree nodes) x (parts) x (points) is below this (about 0.1 s);
+#: otherwise the closed-form growth bound is used alone (a few percent looser in log).
+DEFAULT_TABLE_BUDGET = 3_000_000
+
+
+class NotApplicable(ValueError):
+    """A method that cannot certify this tree (the message says why)."""
+
+
+@dataclass(frozen=True)
+class Sample:
+    """The rows a bound counts: the deployed tree, true class indices and its mistakes."""
+
+    deployed: object
+    y: np.ndarray
+    wrong: np.ndarray
+
+    @property
+    def m(self) -> int:
+        return int(self.y.shape[0])
+
+    @property
+    def k(self) -> int:
+        return int(np.count_nonzero(self.wrong))
+
+    @property
+    def multiway(self) -> bool:
+        return may_grow_multiway(self.deployed.model, self.deployed.n_categories)
+
+
+@dataclass(frozen=True)
+class BoundValue:
+    upper: float
+    lower: float | None
+    details: dict
+
+
+def log_growth_bound(deployed, n_points: int, multiway: bool,
+                     table_budget: int = DEFAULT_TABLE_BUDGET) -> tuple[float, str]:
+    """``ln tau_T(n_points)`` of the deployed tree's shape and the name of the bound used."""
+    tree = deployed.tree
+    n = deployed.n_classes
+    L = tree.n_leaves
+    closed = log_leaf_assignment_growth_bound(
+        n_points, L, n, float(log_test_counts(tree, deployed.n_categories).sum()))
+    if multiway or L == 1 or not tree.is_binary:
+        return closed, "leaf_assignments"
+    from treebound.theory.partitioning import log_growth_function_upper_bound
+    from treebound.theory.structures import subtree_structures
+
+    # Tables cost about (distinct subtree shapes) x (parts) x (points); the nodes bound the
+    # shapes from above without building them.
+    if tree.n_nodes * (min(n, L) + 1) * n_points > table_budget:
+        return closed, "leaf_assignments"
+    shapes = subtree_structures(tree)
+    from treebound.pruning.bound import effective_n_features
+
+    tight = log_growth_function_upper_bound(shapes[0], n_points,
+                                            effective_n_features(deployed.n_categories), n)
+    if tight <= closed:
+        return tight, "theorem9"
+    return closed, "leaf_assignments"
+
+
+def bound_hti(sample: Sample, delta: float, ghost_size: int | None,
+              table_budget: int = DEFAULT_TABLE_BUDGET) -> BoundValue:
+    m, k = sample.m, sample.k
+    ghost = 4 * m if ghost_size is None else int(ghost_size)
+    multiway = sample.multiway
+    log_growth, how = log_growth_bound(sample.deployed, m + ghost, multiway, table_budget)
+    log_prior = log_shape_prior(sample.deployed.tree, sample.deployed.n_categories, multiway)
+    upper = hypergeometric_tail_inversion_bound(m, k, log_growth, delta, ghost,
+                                                log_prior=log_prior)
+    lower = hypergeometric_tail_inversion_lower_bound(m, k, log_growth, delta, ghost,
+                                                      log_prior=log_prior)
+    return BoundValue(upper, lower, {"hti": upper, "ghost_size": ghost, "growth_bound": how,
+                                     "log_growth": log_growth, "log_shape_prior": log_prior})
+
+
+def bound_shawe_taylor(sample: Sample, delta: float,
+                       table_budget: int = DEFAULT_TABLE_BUDGET) -> BoundValue:
+    m, k = sample.m, sample.k
+    multiway = sample.multiway
+    log_growth, how = log_growth_bound(sample.deployed, 2 * m, multiway, table_budget)
+    log_prior = log_shape_prior(sample.deployed.tree, sample.deployed.n_categories, multiway)
+    r = PAPER_ERROR_PRIOR_RATIO
+    log_q = math.log1p(-r) + k * math.log(r)
+    value = shawe_taylor_bound(m, k, log_growth, log_q, log_prior, delta)
+    # Eq. (8) is a bound on a probability: a value above 1 is reported as it is (vacuous).
+    return BoundValue(value, None, {"shawe_taylor": value, "growth_bound": how,
+                                    "log_growth": log_growth})
+
+
+def bound_compression(sample: Sample, delta: float) -> BoundValue:
+    found = compress(sample.deployed, sample.wrong, sample.multiway)
+    if isinstance(found, str):
+        raise NotApplicable(found)
+    outside = np.ones(sample.m, dtype=bool)
+    outside[found.rows] = False
+    k_out = int(np.count_nonzero(sample.wrong & outside))
+    value = sample_compression_bound(sample.m, k_out, found.size, found.log_message_prior,
+                                     delta)
+    return BoundValue(value, None, {"compression": value, "compression_size": found.size,
+                                    "errors_outside": k_out,
+                                    "log_message_prior": found.log_message_prior})
+
+
+def bound_prefix_code(sample: Sample, delta: float) -> BoundValue:
+    """Occam bound with Scott & Nowak's code of a dyadic tree, made valid for the data-placed
+    grid by a compression set.
+
+    Scott & Nowak (2006, section III) encode a DDT with ``k`` leaves in
+    ``(2k - 1) + (k - 1) log2 d + k log2 n`` bits (one bit per node in preorder, the split
+    coordinate of every internal node, the label of every leaf; their ``3k - 1 + (k - 1) log2 d``
+    for two classes), a prefix code, so ``P(T) = 2^-[T]`` sums to at most 1 (Kraft). Their
+    theory assumes ``[0, 1]^d`` fixed in advance; treebound places the grid at the training
+    minimum and maximum of each feature, so the certificate also sends, for each of the ``u``
+    features the tree splits, the example holding its minimum and the one holding its maximum
+    (the compression set, of size ``c <= 2u``): the thresholds are then rebuilt exactly.
+    ``R <= B(k', m - c, delta P(T) / (2u S_c C(m, c)))`` with ``k'`` errors outside the set,
+    ``2u`` choices of ``c`` and ``S_c`` the surjections of the ``2u`` roles onto the set.
+    """
+    deployed = sample.deployed
+    if deployed.family != "dyadic":
+        raise NotApplicable("the prefix-code bound is for DyadicTreeClassifier")
+    tree = deployed.tree
+    L = tree.n_leaves
+    d = deployed.n_features
+    n = deployed.n_classes
+    log_prior = -((2 * L - 1) * math.log(2.0) + (L - 1) * math.log(d) + L * math.log(n))
+    used = np.unique(tree.feature[tree.first_child >= 0])
+    chosen = np.zeros(sample.m, dtype=bool)
+    features = deployed.features
+    for f in used.tolist():
+        column = features[:, f]
+        for target in (column.min(), column.max()):
+            candidates = np.flatnonzero(column == target)
+            pick = candidates[np.argmax(chosen[candidates] * 2 + sample.wrong[candidates])]
+            chosen[pick] = True
+    c = int(np.count_nonzero(chosen))
+    u = int(used.shape[0])
+    if u:
+        log_prior -= math.log(2 * u) + log_surjections_bound(2 * u, c)
+    k_out = int(np.count_nonzero(sample.wrong & ~chosen))
+    value = sample_compression_bound(sample.m, k_out, c, log_prior, delta)
+    return BoundValue(value, None, {"prefix_code": value, "compression_size": c,
+                                    "errors_outside": k_out, "code_bits": -log_prior / math.log(2)})
+
+
+def bound_test_set(sample: Sample, delta: float) -> BoundValue:
+    upper = binomial_tail_inversion(sample.k, sample.m, delta)
+    lower = binomial_tail_lower_inversion(sample.k, sample.m, delta)
+    return BoundValue(upper, lower, {"test_set": upper})
+
+
+#: Methods computed on the training sample (the others use held-out rows).
+TRAINING_METHODS = ("hti", "compression", "shawe_taylor", "prefix_code")
+
+
+def auto_pair(deployed) -> tuple[str, str]:
+    """The two methods ``"auto"`` combines for this kind of tree."""
+    if deployed.family == "dyadic":
+        return ("prefix_code", "hti")
+    return ("hti", "compression")

@@ -1,0 +1,505 @@
+"""Binomial and hypergeometric tail inversions: risk bounds that are not vacuous.
+
+Every function here works in log space, so that confidence levels far below ``1e-308`` (a
+union bound over every tree shape divides ``delta`` by huge numbers) stay exact.
+
+* :func:`binomial_tail_inversion` — ``B(k, n, delta) = max{p : Bin(k; n, p) >= delta}``, the
+  one-sided Clopper–Pearson upper limit; Langford (2005), "Tutorial on practical prediction
+  theory for classification", Theorem 3.3 (the *test-set bound*: ``k`` errors on ``n`` rows
+  never used to choose the classifier give ``R <= B(k, n, delta)`` with probability
+  ``>= 1 - delta``). :func:`binomial_tail_lower_inversion` is the lower limit.
+* :func:`hypergeometric_tail_inversion` — ``HypInv(k, m, delta, M) = min{K : Hyp(k; m, K, M)
+  <= delta}`` with ``Hyp`` the hypergeometric CDF (``K`` "bad" items among ``M``, ``m`` drawn).
+* :func:`hypergeometric_tail_inversion_bound` and its lower companion — Theorems 5 and 7 of
+  Leboeuf, LeBlanc & Marchand (2021), "Improving generalization bounds for VC classes using the
+  hypergeometric tail inversion" (arXiv 2111.00062).
+* :func:`sample_compression_bound` — Marchand & Sokolova (2005), Theorem 1 with a prior over
+  messages: ``R <= B(k', m - d, delta P(d, sigma) / C(m, d))``.
+* :func:`log_leaf_assignment_growth_bound` — a closed-form bound on the growth function of a
+  tree shape, cheap for trees of any size.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.special import gammaln
+
+__all__ = [
+    "binomial_tail_inversion",
+    "binomial_tail_lower_inversion",
+    "hypergeometric_tail_inversion",
+    "hypergeometric_tail_inversion_bound",
+    "hypergeometric_tail_inversion_lower_bound",
+    "hypergeometric_tail_lower_inversion",
+    "log_binomial_cdf",
+    "log_hypergeometric_cdf",
+    "log_hypergeometric_sf",
+    "log_leaf_assignment_growth_bound",
+    "sample_compression_bound",
+]
+
+# Log-probabilities closer than this (relative, plus an absolute floor) to the threshold are
+# treated as not rejected, so that rounding can only make an upper bound larger (and a lower
+# bound smaller), never the other way round.
+_LOG_TOLERANCE = 1e-10
+
+
+def _check_count(value, name: str, minimum: int = 0) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
+    value = int(value)
+    if value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    return value
+
+
+def _log_delta(delta, log_prior) -> float:
+    """``ln(delta * prior)`` with ``delta`` in (0, 1) and ``log_prior <= 0``."""
+    if isinstance(delta, bool) or not isinstance(delta, (int, float, np.floating, np.integer)):
+        raise TypeError(f"delta must be a number, got {type(delta).__name__}")
+    delta = float(delta)
+    if not 0.0 < delta < 1.0:
+        raise ValueError(f"delta must be in (0, 1), got {delta}")
+    log_prior = float(log_prior)
+    if math.isnan(log_prior) or log_prior > 0.0:
+        raise ValueError(f"log_prior is the log of a probability and must be <= 0, got "
+                         f"{log_prior}")
+    return math.log(delta) + log_prior
+
+
+def _tolerance(log_threshold: float) -> float:
+    return _LOG_TOLERANCE * (1.0 + abs(log_threshold))
+
+
+# ----------------------------------------------------------------------------- binomial
+def log_binomial_cdf(n_errors: int, n_examples: int, p: float) -> float:
+    """``ln Bin(k; n, p) = ln sum_{j <= k} C(n, j) p^j (1 - p)^(n - j)``, exact in log space.
+
+    Examples
+    --------
+    >>> round(math.exp(log_binomial_cdf(1, 3, 0.5)), 12)
+    0.5
+    """
+    k, n = int(n_errors), int(n_examples)
+    if k >= n:
+        return 0.0
+    if p <= 0.0:
+        return 0.0
+    if p >= 1.0:
+        return -math.inf
+    j = np.arange(k + 1, dtype=np.float64)
+    terms = (gammaln(n + 1.0) - gammaln(j + 1.0) - gammaln(n - j + 1.0)
+             + j * math.log(p) + (n - j) * math.log1p(-p))
+    top = float(terms.max())
+    return top + math.log(float(np.exp(terms - top).sum()))
+
+
+def _log_binomial_sf(n_errors: int, n_examples: int, p: float) -> float:
+    """``ln P(X >= k)`` for ``X ~ Bin(n, p)``."""
+    k, n = int(n_errors), int(n_examples)
+    if k <= 0:
+        return 0.0
+    if p <= 0.0:
+        return -math.inf
+    if p >= 1.0:
+        return 0.0
+    j = np.arange(k, n + 1, dtype=np.float64)
+    terms = (gammaln(n + 1.0) - gammaln(j + 1.0) - gammaln(n - j + 1.0)
+             + j * math.log(p) + (n - j) * math.log1p(-p))
+    top = float(terms.max())
+    return top + math.log(float(np.exp(terms - top).sum()))
+
+
+def _bisect_probability(predicate, lo: float, hi: float) -> tuple[float, float]:
+    """Shrink ``[lo, hi]`` with ``predicate(lo)`` true and ``predicate(hi)`` false."""
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if mid <= lo or mid >= hi or hi - lo <= 1e-15 * hi:
+            break
+        if predicate(mid):
+            lo = mid
+        else:
+            hi = mid
+    return lo, hi
+
+
+def binomial_tail_inversion(n_errors, n_examples, delta=0.05, *, log_prior=0.0) -> float:
+    """``B(k, n, delta e^log_prior) = max{p : Bin(k; n, p) >= delta e^log_prior}``.
+
+    The one-sided Clopper–Pearson upper confidence limit of a binomial proportion, i.e.
+    ``beta.ppf(1 - delta, k + 1, n - k)``; Langford (2005), Theorem 3.3: if ``k`` errors are
+    counted on ``n`` i.i.d. rows that played no part in choosing the classifier, its true risk
+    is at most ``B(k, n, delta)`` with probability at least ``1 - delta``.
+
+    Parameters
+    ----------
+    n_errors : int
+        ``k``, errors counted on the rows.
+    n_examples : int
+        ``n >= 1``, the number of rows.
+    delta : float in (0, 1)
+        Confidence parameter.
+    log_prior : float <= 0, keyword-only
+        ``ln`` of a prior weight multiplying ``delta`` (Occam and compression bounds divide the
+        confidence among many hypotheses); kept in log space so that tiny weights are exact.
+
+    Returns
+    -------
+    float
+        The upper limit in ``[k / n, 1]``, rounded up (never below the exact value).
+
+    Examples
+    --------
+    >>> round(binomial_tail_inversion(0, 100, 0.05), 6)   # 1 - 0.05 ** (1 / 100)
+    0.029513
+    >>> from scipy.stats import beta
+    >>> bool(abs(binomial_tail_inversion(7, 50, 0.05) - beta.ppf(0.95, 8, 43)) < 1e-9)
+    True
+    """
+    k = _check_count(n_errors, "n_errors")
+    n = _check_count(n_examples, "n_examples", 1)
+    if k > n:
+        raise ValueError(f"n_errors ({k}) cannot exceed n_examples ({n})")
+    log_delta = _log_delta(delta, log_prior)
+    if k == n:
+        return 1.0
+    if k == 0:  # Bin(0; n, p) = (1 - p)^n: closed form
+        return float(min(1.0, -math.expm1(log_delta / n) * (1 + 1e-12)))
+    threshold = log_delta - _tolerance(log_delta)  # a looser test: the limit can only grow
+    lo, hi = _bisect_probability(lambda p: log_binomial_cdf(k, n, p) >= threshold, k / n, 1.0)
+    return float(hi)
+
+
+def binomial_tail_lower_inversion(n_errors, n_examples, delta=0.05, *, log_prior=0.0) -> float:
+    """``min{p : P(Bin(n, p) >= k) >= delta e^log_prior}``: the one-sided Clopper–Pearson lower
+    limit (``beta.ppf(delta, k, n - k + 1)``; ``0`` when ``k = 0``), rounded down.
+
+    Examples
+    --------
+    >>> from scipy.stats import beta
+    >>> bool(abs(binomial_tail_lower_inversion(7, 50, 0.05) - beta.ppf(0.05, 7, 44)) < 1e-9)
+    True
+    """
+    k = _check_count(n_errors, "n_errors")
+    n = _check_count(n_examples, "n_examples", 1)
+    if k > n:
+        raise ValueError(f"n_errors ({k}) cannot exceed n_examples ({n})")
+    log_delta = _log_delta(delta, log_prior)
+    if k == 0:
+        return 0.0
+    if k == n:  # P(X = n) = p^n
+        return float(max(0.0, math.exp(log_delta / n) * (1 - 1e-12)))
+    threshold = log_delta - _tolerance(log_delta)  # a stricter test: the limit can only shrink
+    # predicate(p): p is still below the limit (the event "X >= k" is too unlikely).
+    lo, hi = _bisect_probability(lambda p: _log_binomial_sf(k, n, p) < threshold, 0.0, k / n)
+    return float(lo)
+
+
+# ------------------------------------------------------------------------- hypergeometric
+def _log_hypergeometric_terms(m: int, K: int, M: int, j: np.ndarray) -> np.ndarray:
+    """``ln [C(K, j) C(M - K, m - j) / C(M, m)]`` for valid ``j`` (``-inf`` elsewhere)."""
+    valid = (j >= 0) & (j <= K) & (m - j >= 0) & (m - j <= M - K)
+    jj = np.where(valid, j, 0).astype(np.float64)
+    out = (gammaln(K + 1.0) - gammaln(jj + 1.0) - gammaln(K - jj + 1.0)
+           + gammaln(M - K + 1.0) - gammaln(m - jj + 1.0) - gammaln(M - K - m + jj + 1.0)
+           - gammaln(M + 1.0) + gammaln(m + 1.0) + gammaln(M - m + 1.0))
+    return np.where(valid, out, -np.inf)
+
+
+def _logsumexp(terms: np.ndarray) -> float:
+    if terms.size == 0:
+        return -math.inf
+    top = float(terms.max())
+    if top == -math.inf:
+        return -math.inf
+    return top + math.log(float(np.exp(terms - top).sum()))
+
+
+def log_hypergeometric_cdf(n_errors: int, n_examples: int, n_bad: int, population: int) -> float:
+    """``ln Hyp(k; m, K, M) = ln sum_{j <= k} C(K, j) C(M - K, m - j) / C(M, m)``.
+
+    Examples
+    --------
+    >>> round(math.exp(log_hypergeometric_cdf(0, 2, 2, 4)), 6)   # C(2, 2) / C(4, 2)
+    0.166667
+    """
+    k, m, K, M = int(n_errors), int(n_examples), int(n_bad), int(population)
+    lo = max(0, m - (M - K))
+    if k < lo:
+        return -math.inf
+    if k >= min(m, K):
+        return 0.0
+    return _logsumexp(_log_hypergeometric_terms(m, K, M, np.arange(lo, k + 1)))
+
+
+def log_hypergeometric_sf(n_errors: int, n_examples: int, n_bad: int, population: int) -> float:
+    """``ln P(X >= k)`` for ``X ~ Hyp(m, K, M)``."""
+    k, m, K, M = int(n_errors), int(n_examples), int(n_bad), int(population)
+    hi = min(m, K)
+    if k > hi:
+        return -math.inf
+    if k <= max(0, m - (M - K)):
+        return 0.0
+    return _logsumexp(_log_hypergeometric_terms(m, K, M, np.arange(k, hi + 1)))
+
+
+def _check_hypergeometric(n_errors, n_examples, population):
+    k = _check_count(n_errors, "n_errors")
+    m = _check_count(n_examples, "n_examples", 1)
+    M = _check_count(population, "population", 1)
+    if k > m:
+        raise ValueError(f"n_errors ({k}) cannot exceed n_examples ({m})")
+    if M < m:
+        raise ValueError(f"population ({M}) cannot be smaller than n_examples ({m})")
+    return k, m, M
+
+
+def hypergeometric_tail_inversion(n_errors, n_examples, log_delta, population) -> int:
+    """``HypInv(k, m, delta, M) = min{K : Hyp(k; m, K, M) <= delta}`` by integer bisection.
+
+    ``Hyp`` decreases in ``K``; the search runs over ``k <= K <= M - m + k + 1`` (the last value
+    means "no K qualifies"). Log-probabilities within ``1e-10`` (relative) of ``log_delta`` count
+    as above it, so rounding can only increase the result.
+
+    Parameters
+    ----------
+    n_errors, n_examples : int
+        ``k`` and ``m``.
+    log_delta : float
+        ``ln delta`` (any negative value; no underflow).
+    population : int
+        ``M >= m``.
+
+    Examples
+    --------
+    >>> hypergeometric_tail_inversion(0, 1, math.log(0.6), 2)   # Hyp(0; 1, K, 2) = 1 - K / 2
+    1
+    """
+    k, m, M = _check_hypergeometric(n_errors, n_examples, population)
+    log_delta = float(log_delta)
+    if math.isnan(log_delta) or log_delta > 0.0:
+        raise ValueError(f"log_delta must be <= 0, got {log_delta}")
+    threshold = log_delta - _tolerance(log_delta)
+    lo, hi = k - 1, M - m + k + 1  # Hyp(lo) > delta (or lo < k); hi qualifies by convention
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if log_hypergeometric_cdf(k, m, mid, M) <= threshold:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def hypergeometric_tail_lower_inversion(n_errors, n_examples, log_delta, population) -> int:
+    """``max{K : P(X > k) <= delta}`` for ``X ~ Hyp(m, K, M)`` (``P(X > k)`` increases in
+    ``K``); values within ``1e-10`` (relative) of ``log_delta`` count as above it, so rounding
+    can only decrease the result."""
+    k, m, M = _check_hypergeometric(n_errors, n_examples, population)
+    log_delta = float(log_delta)
+    if math.isnan(log_delta) or log_delta > 0.0:
+        raise ValueError(f"log_delta must be <= 0, got {log_delta}")
+    threshold = log_delta - _tolerance(log_delta)
+    lo, hi = k, M + 1  # P(X > k | K = k) = 0 qualifies; K = M + 1 is out of range
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if log_hypergeometric_sf(k + 1, m, mid, M) <= threshold:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def _ghost(n_examples: int, ghost_size) -> int:
+    if ghost_size is None:
+        return 4 * n_examples
+    return _check_count(ghost_size, "ghost_size", 1)
+
+
+def _check_log_growth(log_growth) -> float:
+    value = float(log_growth)
+    if math.isnan(value) or value < 0.0:
+        raise ValueError(f"log_growth must be >= 0 (the growth function is >= 1), got {value}")
+    return value
+
+
+def hypergeometric_tail_inversion_bound(n_examples, n_errors, log_growth, delta=0.05,
+                                        ghost_size=None, *, log_prior=0.0) -> float:
+    """Upper bound on the true risk by the hypergeometric tail inversion (Theorem 5 of Leboeuf,
+    LeBlanc & Marchand 2021, arXiv 2111.00062).
+
+    With probability at least ``1 - delta`` over an i.i.d. sample of ``m`` examples, every
+    classifier ``h`` of a class ``H`` with growth function ``tau`` satisfies
+
+        ``R(h) <= max(1, HypInv(k, m, delta / (4 tau(m + m')), m + m') - 1 - k) / m'``
+
+    where ``k`` are its errors on the sample and ``m'`` the size of the ghost sample of the
+    symmetrization argument. A union bound over classes ``H_T`` with prior weights ``p_T``
+    (``sum p_T <= 1``) replaces ``delta`` by ``delta p_T``: pass ``log_prior = ln p_T``.
+
+    Parameters
+    ----------
+    n_examples : int
+        ``m``, the training sample size.
+    n_errors : int
+        ``k``, training errors of the classifier.
+    log_growth : float
+        ``ln tau(m + m')``, the log growth function of the class at ``m + m'`` points.
+    delta : float in (0, 1)
+        Confidence parameter.
+    ghost_size : int, optional
+        ``m'``; default ``4 m``. It must be fixed before the data is seen: choosing it after
+        seeing ``k`` needs a union bound over the values tried (divide ``delta`` by their
+        number).
+    log_prior : float <= 0, keyword-only
+        ``ln`` of the prior weight of the class (union bound over classes).
+
+    Returns
+    -------
+    float
+        The bound, in ``[1/m', 1]``; ``1`` when ``k = m``.
+
+    Examples
+    --------
+    The authors' check value (``tau(500) = sum_{i <= 24} C(500, i)``):
+
+    >>> log_tau = math.log(sum(math.comb(500, i) for i in range(25)))
+    >>> round(hypergeometric_tail_inversion_bound(100, 8, log_tau, 0.05, 400), 4)
+    0.8075
+    """
+    m = _check_count(n_examples, "n_examples", 1)
+    k = _check_count(n_errors, "n_errors")
+    if k > m:
+        raise ValueError(f"n_errors ({k}) cannot exceed n_examples ({m})")
+    log_growth = _check_log_growth(log_growth)
+    log_delta = _log_delta(delta, log_prior)
+    ghost = _ghost(m, ghost_size)
+    if k == m:
+        return 1.0
+    K = hypergeometric_tail_inversion(k, m, log_delta - math.log(4.0) - log_growth, m + ghost)
+    return max(1, K - 1 - k) / ghost
+
+
+def hypergeometric_tail_inversion_lower_bound(n_examples, n_errors, log_growth, delta=0.05,
+                                              ghost_size=None, *, log_prior=0.0) -> float:
+    """Lower bound on the true risk, the companion of
+    :func:`hypergeometric_tail_inversion_bound` (Theorem 7 of arXiv 2111.00062).
+
+    With probability at least ``1 - delta``, every ``h`` of the class satisfies
+
+        ``R(h) >= min(m' - 1, HypLowInv(k - 1, m, delta / (4 tau(m + m')), m + m') + 1 - k) / m'``
+
+    with ``HypLowInv(k, m, d, M) = max{K : P(X > k) <= d}``, ``X ~ Hyp(m, K, M)``; ``0`` when
+    ``k = 0``. Together with the upper bound (each at ``delta``) the interval holds with
+    probability at least ``1 - 2 delta``.
+
+    Examples
+    --------
+    >>> log_tau = math.log(sum(math.comb(500, i) for i in range(25)))
+    >>> lower = hypergeometric_tail_inversion_lower_bound(100, 60, log_tau, 0.05, 400)
+    >>> 0.0 < lower < 0.6
+    True
+    """
+    m = _check_count(n_examples, "n_examples", 1)
+    k = _check_count(n_errors, "n_errors")
+    if k > m:
+        raise ValueError(f"n_errors ({k}) cannot exceed n_examples ({m})")
+    log_growth = _check_log_growth(log_growth)
+    log_delta = _log_delta(delta, log_prior)
+    ghost = _ghost(m, ghost_size)
+    if k == 0:
+        return 0.0
+    K = hypergeometric_tail_lower_inversion(k - 1, m, log_delta - math.log(4.0) - log_growth,
+                                            m + ghost)
+    return max(0, min(ghost - 1, K + 1 - k)) / ghost
+
+
+# ------------------------------------------------------------------------ compression
+def sample_compression_bound(n_examples, n_errors_outside, compression_size, log_message_prior,
+                             delta=0.05) -> float:
+    """Sample-compression bound (Marchand & Sokolova 2005, Theorem 1; Shah 2007).
+
+    A classifier rebuilt from ``d`` of the ``m`` training examples (the compression set) and a
+    message ``sigma`` satisfies, with probability at least ``1 - delta`` simultaneously for
+    every compression set and message,
+
+        ``R <= B(k', m - d, delta P(d, sigma) / C(m, d))``
+
+    where ``k'`` are its errors on the ``m - d`` examples outside the compression set,
+    ``P(d, sigma)`` a prior over (size, message) fixed before seeing the data and ``B`` the
+    binomial tail inversion (:func:`binomial_tail_inversion`).
+
+    Parameters
+    ----------
+    n_examples : int
+        ``m``.
+    n_errors_outside : int
+        ``k'``, errors on the examples outside the compression set.
+    compression_size : int
+        ``d``, the size of the compression set (``d < m``).
+    log_message_prior : float <= 0
+        ``ln P(d, sigma)``.
+    delta : float in (0, 1)
+
+    Examples
+    --------
+    >>> round(sample_compression_bound(1000, 10, 4, math.log(1e-6)), 4)
+    0.0669
+    """
+    m = _check_count(n_examples, "n_examples", 1)
+    k = _check_count(n_errors_outside, "n_errors_outside")
+    d = _check_count(compression_size, "compression_size")
+    if d >= m:
+        return 1.0
+    if k > m - d:
+        raise ValueError(f"n_errors_outside ({k}) cannot exceed n_examples - compression_size "
+                         f"({m - d})")
+    log_choose = float(gammaln(m + 1.0) - gammaln(d + 1.0) - gammaln(m - d + 1.0))
+    return binomial_tail_inversion(k, m - d, delta,
+                                   log_prior=float(log_message_prior) - log_choose)
+
+
+# ------------------------------------------------------------------------ growth function
+def log_leaf_assignment_growth_bound(n_examples, n_leaves, n_classes, log_test_choices) -> float:
+    """``ln`` of a closed-form bound on the growth function of a tree shape.
+
+    ``tau_T(M) <= n^L W * C(M + L - 1, L - 1)`` with ``L`` leaves, ``n`` classes and ``W`` the
+    product over internal nodes of the number of distinct tests that can send exactly ``k`` of
+    the points to a given child (``2 ell`` for a binary test on ``ell`` real features: the
+    ``k`` smallest or the ``k`` largest values of one feature; ``2^K - 2`` for a binary subset
+    test on a ``K``-level categorical feature; the number of features of the arity for a
+    multiway test).
+
+    Proof: a labelling of ``M`` points by a tree is fixed by the leaf each point reaches and the
+    leaf labels (``n^L``). By induction on the shape, the leaf assignments number at most
+    ``W_T`` times the weak compositions of ``M`` into ``L`` parts: at the root, the points sent
+    to each child form a set chosen among at most ``W_root`` per split of the counts, and the
+    sum over counts of the children's compositions is, by Vandermonde's identity, the number of
+    weak compositions of ``M`` into ``L_left + L_right`` parts. It ignores Theorem 9's finer
+    counting (usually 2-5 % higher in log) but costs ``O(1)`` for any tree.
+
+    Parameters
+    ----------
+    n_examples : int
+        ``M``, the number of points.
+    n_leaves : int
+        ``L``.
+    n_classes : int
+        ``n``.
+    log_test_choices : float
+        ``ln W``, e.g. ``(L - 1) ln(2 ell)`` for a binary tree on ``ell`` real features.
+
+    Examples
+    --------
+    >>> round(math.exp(log_leaf_assignment_growth_bound(3, 2, 2, math.log(2))), 6)  # stump
+    32.0
+    """
+    M = _check_count(n_examples, "n_examples")
+    L = _check_count(n_leaves, "n_leaves", 1)
+    n = _check_count(n_classes, "n_classes", 1)
+    log_w = float(log_test_choices)
+    if math.isnan(log_w) or log_w < 0.0:
+        raise ValueError(f"log_test_choices must be >= 0, got {log_w}")
+    log_compositions = float(gammaln(M + L) - gammaln(L) - gammaln(M + 1.0))
+    return L * math.log(n) + log_w + log_compositions
