@@ -37,7 +37,8 @@ def fit(
         help="Comma-separated categorical columns (default: text/bool columns).")] = None,
     categorical_split: Annotated[str, typer.Option(help="binary or multiway.")] = "binary",
     task: Annotated[str, typer.Option(help="classification, regression or auto.")] = "auto",
-    test_size: Annotated[float, typer.Option(help="Held-out fraction for the test score.")] = 0.25,
+    test_size: Annotated[float, typer.Option(
+        help="Held-out fraction for the test score (0: train on every row).")] = 0.25,
     seed: Annotated[int, typer.Option(help="Seed of the train/test split.")] = 0,
     save: Annotated[Path, typer.Option(help="Write the fitted model here (JSON).")] = None,
     show_tree: Annotated[bool, typer.Option(help="Print the tree and its rules.")] = True,
@@ -50,7 +51,6 @@ def fit(
     """Fit a tree on DATA, report train/test scores, print the tree and its rules."""
     import numpy as np
     import pandas as pd
-    from sklearn.model_selection import train_test_split
 
     from treebound import DecisionTreeClassifier, DecisionTreeRegressor, export_text, format_rules
     from treebound.cli._data import DataFileError, read_table, split_target
@@ -66,8 +66,8 @@ def fit(
         is_float = pd.api.types.is_float_dtype(y.dtype)
         task = "regression" if is_float and not np.all(np.mod(y.dropna(), 1) == 0) else \
             "classification"
-    if not 0.0 < test_size < 1.0:
-        _fail(f"--test-size must be in (0, 1), got {test_size}")
+    if not 0.0 <= test_size < 1.0:
+        _fail(f"--test-size must be in [0, 1), got {test_size}")
     cat = "auto" if categorical is None else [c.strip() for c in categorical.split(",") if c]
     params = dict(growth=growth, splitter=splitter, max_leaf_nodes=max_leaf_nodes,
                   max_depth=max_depth, min_samples_leaf=min_samples_leaf,
@@ -79,17 +79,20 @@ def fit(
     else:
         model = DecisionTreeRegressor(criterion=criterion or "squared_error", **params)
     try:
-        stratify = y if task == "classification" and y.value_counts().min() >= 2 else None
-        X_train, X_test, y_train, y_test = train_test_split(
-            X, y, test_size=test_size, random_state=seed, stratify=stratify)
+        X_train, X_test, y_train, y_test = train_test_rows(X, y, task, test_size, seed)
         model.fit(X_train, y_train)
-        train_score, test_score = model.score(X_train, y_train), model.score(X_test, y_test)
+        train_score = model.score(X_train, y_train)
+        test_score = model.score(X_test, y_test) if len(y_test) else None
     except (ValueError, TypeError) as exc:
         _fail(str(exc))
     metric = "accuracy" if task == "classification" else "R^2"
     typer.echo(f"{type(model).__name__}: {model.get_n_leaves()} leaves, depth {model.get_depth()}")
-    typer.echo(f"train {metric}: {train_score:.4f}   test {metric}: {test_score:.4f}   "
+    shown = "n/a" if test_score is None else f"{test_score:.4f}"
+    typer.echo(f"train {metric}: {train_score:.4f}   test {metric}: {shown}   "
                f"({len(y_train)} / {len(y_test)} rows)")
+    certificate = getattr(model, "certificate_", None)
+    if certificate is not None:
+        typer.echo(f"certificate: {certificate}")
     if pruning is not None:
         path = model.pruning_path_
         grown = f" from {path[0][0]} leaves" if path else ""
@@ -106,6 +109,17 @@ def fit(
         except OSError as exc:
             _fail(f"cannot write {str(save)!r}: {exc}")
         typer.echo(f"\nmodel saved to {save}")
+
+
+def train_test_rows(X, y, task: str, test_size: float, seed: int):
+    """The split ``treebound fit`` trains and scores on (``certify`` rebuilds it): stratified
+    for classification when every class has two rows; ``test_size = 0`` keeps every row."""
+    if test_size == 0:
+        return X, X.iloc[:0], y, y.iloc[:0]
+    from sklearn.model_selection import train_test_split
+
+    stratify = y if task == "classification" and y.value_counts().min() >= 2 else None
+    return train_test_split(X, y, test_size=test_size, random_state=seed, stratify=stratify)
 
 
 def _parse_pruning_params(items) -> dict | None:

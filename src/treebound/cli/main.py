@@ -27,6 +27,7 @@ app.add_typer(bench_app, name="bench")
 
 #: Modules that contribute commands (each defines ``register(app, bench_app)``).
 COMMAND_MODULES: tuple[str, ...] = (
+    "treebound.cli._certify",
     "treebound.cli._core",
     "treebound.cli._dyadic",
     "treebound.cli._mic",
