@@ -18,28 +18,17 @@ class DemoRow:
     test_accuracy: float
     train_accuracy: float
     n_leaves: int
-    bound: float
+    bound: float  # Shawe-Taylor (Leboeuf et al. Eq. 8), what bound pruning minimizes
+    certificate: float  # treebound.certify, method "auto"
     seconds: float
 
 
-def tree_risk_bound(model, X, y, *, delta: float = 0.05, variant: str = "tight") -> float:
-    """Shawe-Taylor risk bound (Leboeuf et al. Eq. 8) of a fitted binary treebound classifier.
+def _bounds(model, X_train, y_train) -> tuple[float, float]:
+    """Shawe-Taylor bound and certificate of any fitted tree (treebound's or scikit-learn's)."""
+    from treebound import certify
 
-    Uses the tight growth-function bound at ``2m`` and the paper's priors (``r = 2^-13.7``).
-    """
-    from treebound.theory import (
-        log_error_prior,
-        log_growth_function_upper_bound,
-        log_structure_prior,
-        shawe_taylor_bound,
-    )
-
-    m = len(y)
-    errors = int(round((1.0 - model.score(X, y)) * m))
-    log_growth = log_growth_function_upper_bound(
-        model.structure(), 2 * m, model.n_features_in_, len(model.classes_), variant=variant)
-    return shawe_taylor_bound(m, errors, log_growth, log_error_prior(errors),
-                              log_structure_prior(model.get_n_leaves()), delta)
+    shawe_taylor = certify(model, X_train, y_train, method="shawe_taylor").risk_upper_bound
+    return shawe_taylor, certify(model, X_train, y_train).risk_upper_bound
 
 
 def _cart_cv(X_train, y_train, seed: int):
@@ -65,32 +54,28 @@ def compare_on_split(X, y, seed: int) -> tuple[list[DemoRow], object]:
         X, y, test_size=0.25, random_state=seed, stratify=y)
     rows: list[DemoRow] = []
 
-    def add(name, model, seconds, bound):
-        rows.append(DemoRow(name, model.score(X_test, y_test), model.score(X_train, y_train),
-                            model.get_n_leaves(), bound, seconds))
+    def add(name, model, seconds, X_tr=X_train, X_te=X_test):
+        rows.append(DemoRow(name, model.score(X_te, y_test), model.score(X_tr, y_train),
+                            model.get_n_leaves(), *_bounds(model, X_tr, y_train), seconds))
 
     start = time.perf_counter()
     grown = DecisionTreeClassifier(growth="purest_children").fit(X_train, y_train)
-    add("treebound: grown to purity", grown, time.perf_counter() - start,
-        tree_risk_bound(grown, X_train, y_train))
+    add("treebound: grown to purity", grown, time.perf_counter() - start)
 
     start = time.perf_counter()
     pruned = DecisionTreeClassifier(growth="purest_children", pruning="bound").fit(X_train,
                                                                                   y_train)
-    add("treebound: bound-pruned, no CV", pruned, time.perf_counter() - start, pruned.bound_)
+    add("treebound: bound-pruned, no CV", pruned, time.perf_counter() - start)
 
     start = time.perf_counter()
     ccp = DecisionTreeClassifier(growth="purest_children", pruning="ccp_cv",
                                  random_state=seed).fit(X_train, y_train)
-    add("treebound: CCP + 10-fold CV", ccp, time.perf_counter() - start,
-        tree_risk_bound(ccp, X_train, y_train))
+    add("treebound: CCP + 10-fold CV", ccp, time.perf_counter() - start)
 
     start = time.perf_counter()
     cart = _cart_cv(X_train.to_numpy(), y_train.to_numpy(), seed)
-    seconds = time.perf_counter() - start
-    rows.append(DemoRow("sklearn CART + 10-fold CV", cart.score(X_test.to_numpy(), y_test),
-                        cart.score(X_train.to_numpy(), y_train), cart.get_n_leaves(), math.nan,
-                        seconds))
+    add("sklearn CART + 10-fold CV", cart, time.perf_counter() - start, X_train.to_numpy(),
+        X_test.to_numpy())
     return rows, pruned
 
 
@@ -114,35 +99,43 @@ def run_demo(seed: int = 0, n_splits: int = 10, echo=print) -> list[DemoRow]:
     rows, pruned = compare_on_split(X, y, seed)
     n_train = len(y) - math.ceil(0.25 * len(y))  # train_test_split rounds the test part up
 
-    console = Console(width=max(Console().width, 100))
+    console = Console(width=max(Console().width, 130))
     table = Table(title=f"Breast cancer (569 rows, 30 features), one 75/25 split (seed {seed})")
-    for column in ("model", "test acc", "train acc", "leaves", "risk bound", "fit time"):
+    for column in ("model", "test acc", "train acc", "leaves", "Shawe-Taylor", "certificate",
+                   "fit time"):
         table.add_column(column, justify="left" if column == "model" else "right")
     for r in rows:
-        bound = "-" if math.isnan(r.bound) else f"{r.bound:.3f}"
         table.add_row(r.model, f"{r.test_accuracy:.3f}", f"{r.train_accuracy:.3f}",
-                      str(r.n_leaves), bound, f"{r.seconds * 1000:.0f} ms")
+                      str(r.n_leaves), f"{r.bound:.3f}", f"{r.certificate:.3f}",
+                      f"{r.seconds * 1000:.0f} ms")
     console.print(table)
 
     runs = [rows] + [compare_on_split(X, y, seed + i)[0] for i in range(1, n_splits)]
     summary = Table(title=f"Mean ± std over {n_splits} splits (seeds {seed}..{seed + n_splits - 1})")
-    for column in ("model", "test acc", "leaves", "risk bound", "fit time"):
+    for column in ("model", "test acc", "leaves", "Shawe-Taylor", "certificate",
+                   "test error <= cert.", "fit time"):
         summary.add_column(column, justify="left" if column == "model" else "right")
     for j, r in enumerate(rows):
         acc = np.array([run[j].test_accuracy for run in runs])
         leaves = np.array([run[j].n_leaves for run in runs])
         bounds = np.array([run[j].bound for run in runs])
+        certificates = np.array([run[j].certificate for run in runs])
         secs = np.array([run[j].seconds for run in runs])
-        bound = "-" if np.isnan(bounds).all() else f"{bounds.mean():.3f}"
+        covered = np.count_nonzero(1.0 - acc <= certificates)
         summary.add_row(r.model, f"{acc.mean():.3f} ± {acc.std():.3f}",
-                        f"{leaves.mean():.1f} ± {leaves.std():.1f}", bound,
+                        f"{leaves.mean():.1f} ± {leaves.std():.1f}", f"{bounds.mean():.3f}",
+                        f"{certificates.mean():.3f}", f"{covered}/{n_splits}",
                         f"{secs.mean() * 1000:.0f} ms")
     console.print(summary)
     console.print(
-        "risk bound: Shawe-Taylor bound (Leboeuf et al. Eq. 8) on the true error, holds with "
-        "probability 0.95 ('-' = none). Above 1 it promises nothing for a tree alone at "
-        f"{n_train} training rows, but it still ranks trees: bound pruning keeps the one "
-        "that minimizes it, with no cross-validation. CCP = cost-complexity pruning.")
+        "certificate: treebound.certify, with probability 0.95 the tree's error on new data is "
+        "at most this (hypergeometric tail inversion or sample compression, each at delta/2, "
+        f"valid for any tree fit on these {n_train} rows, scikit-learn's included). "
+        "Shawe-Taylor: the bound of Leboeuf et al. Eq. 8 that bound pruning minimizes; above 1 "
+        "it promises nothing, but it still ranks trees, with no cross-validation. "
+        "CCP = cost-complexity pruning.")
+    console.print(f"\nCertificate of the bound-pruned tree (split seed {seed}): "
+                  f"{pruned.certificate_}", markup=False)
     path = ", ".join(f"{n}: {obj:.3f}" for n, obj in pruned.pruning_path_)
     console.print(f"bound along the pruning path (leaves: bound): {path}", markup=False)
     console.print(f"\nRules of the tree pruned by the bound ({pruned.get_n_leaves()} leaves, "
