@@ -67,6 +67,11 @@ def run_pruning(tree, method: str, params: dict | None = None, *, X=None, y=None
     """
     params = resolve_params(method, params, task=tree.task)
     started = time.perf_counter()
+    if method == "bound" and params["bound"] != "shawe_taylor":
+        from treebound.pruning.certificate_bound import prune_by_certificate
+
+        return prune_by_certificate(tree, X, y, criterion=params["bound"],
+                                    delta=params["delta"])
     if method == "bound":
         return prune_bound(tree, delta=params["delta"], r=params["r"], variant=params["variant"],
                            search=params["search"], cache=cache)

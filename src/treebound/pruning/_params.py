@@ -18,6 +18,8 @@ PAPER_ERROR_PRIOR_RATIO = 2.0**-13.7
 RULES = ("min", "1se")
 RISKS = ("error", "impurity")
 VC_BOUNDS = ("lower", "upper")
+#: Selection criteria of "bound" (``pruning.certificate_bound.CRITERIA`` plus Eq. 8).
+BOUND_CRITERIA = ("shawe_taylor", "hti", "compression")
 
 #: name -> {option: (default, constraints)}; see each method's module for what they mean.
 PARAMETERS: dict[str, dict[str, tuple]] = {
@@ -27,6 +29,7 @@ PARAMETERS: dict[str, dict[str, tuple]] = {
         "error_prior_exponent": (None, [None, Interval(float, 0.0, None, "neither")]),
         "variant": ("tight", [Options(VARIANTS)]),
         "search": ("lazy", [Options(("lazy", "all"))]),
+        "bound": ("shawe_taylor", [Options(BOUND_CRITERIA)]),
     },
     "ccp_cv": {
         "n_folds": (10, [Interval(int, 2, None)]),

@@ -182,6 +182,8 @@ class BaseDecisionTree(BaseEstimator):
                     "sample_weight": sample_weight[hold_idx]}
         else:
             tree = grow_on(X_enc, y_enc, sample_weight)
+            if self.pruning == "bound" and params["bound"] != "shawe_taylor":
+                data = {"X": X_enc, "y": y_enc}  # the certificate criteria count rows
             if self.pruning in ("ccp_cv", "mcart_cv"):
                 data = {"X": X_enc, "y": y_enc, "sample_weight": sample_weight,
                         "grow": grow_on, "seed": settings.seed}
@@ -371,7 +373,10 @@ class DecisionTreeClassifier(TreeClassifierMixin, ClassifierMixin, BaseDecisionT
     pruning_params : dict or None, default=None
         Options of the pruning method; unknown keys raise. "bound": ``delta`` (0.05), ``r``
         (2**-13.7) or ``error_prior_exponent`` (r = 2**-exponent), ``variant`` ("tight",
-        "loose", "loose_paper"), ``search`` ("lazy", "all"); "ccp_cv"/"mcart_cv": ``n_folds``
+        "loose", "loose_paper"), ``search`` ("lazy", "all"), ``bound`` (the selection
+        criterion: "shawe_taylor", Eq. 8 of Leboeuf et al., or a certificate, "hti" or
+        "compression", see :mod:`treebound.pruning.certificate_bound`); "ccp_cv"/"mcart_cv":
+        ``n_folds``
         (10), ``rule`` ("min", "1se"), ``risk`` ("error", "impurity"); "srm": ``a1`` (0.1),
         ``a2`` (2.0), ``vc_bound`` ("lower", "upper"); "reduced_error": ``holdout`` (0.2).
 

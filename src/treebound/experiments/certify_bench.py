@@ -1,0 +1,167 @@
+"""``treebound bench certify``: certificates of three kinds of tree against their test error.
+
+Protocol of ``treebound bench pruning``: for every dataset and split ``i`` (seed ``10 i + 1``,
+75/25 ``train_test_split``, every feature taken as real-valued), fit
+
+* ``bound`` — treebound, 40 leaves grown in ``top_down`` order, pruned by the bound (no CV);
+* ``ccp_cv`` — the same grown tree pruned by cost-complexity with 10-fold CV;
+* ``sklearn_cart_cv`` — scikit-learn's CART grown to purity, ``ccp_alpha`` chosen by 10-fold
+  ``GridSearchCV`` over its pruning path (how its users select a tree);
+* ``bound_hti`` / ``bound_compression`` — as ``bound`` with a certificate as the selection
+  criterion (``pruning_params={"bound": ...}``), to measure which criterion selects better;
+
+then certify each on its training quarter-three with every method (``shawe_taylor``, ``hti``,
+``compression``, ``auto``, each at ``delta = 0.05``) and on the held-out quarter with the
+test-set bound, and record the test error.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+__all__ = ["CERTIFICATE_COLUMNS", "MODELS", "RUN_FIELDS", "CertifyTask", "run_benchmark",
+           "run_split"]
+
+MODELS = ("bound", "ccp_cv", "sklearn_cart_cv", "bound_hti", "bound_compression")
+#: Certificate columns: the training-sample methods and the held-out test-set bound.
+CERTIFICATE_COLUMNS = ("shawe_taylor", "hti", "compression", "auto", "test_set")
+RUN_FIELDS = ["dataset", "split", "seed", "model", "n_train", "n_test", "n_features",
+              "n_classes", "train_error", "test_error", "n_leaves", "fit_seconds",
+              "certify_seconds", *CERTIFICATE_COLUMNS]
+DELTA = 0.05
+
+
+@dataclass(frozen=True)
+class CertifyTask:
+    dataset: str
+    split: int
+    X: np.ndarray = field(repr=False)
+    y: np.ndarray = field(repr=False)
+    models: tuple[str, ...] = MODELS
+    max_leaves: int = 40
+    growth: str = "top_down"
+
+    @property
+    def seed(self) -> int:
+        return 10 * self.split + 1
+
+    @property
+    def key(self) -> tuple[str, int]:
+        return (self.dataset, self.split)
+
+
+def _sklearn_cart_cv(X, y, seed: int):
+    from sklearn.model_selection import GridSearchCV
+    from sklearn.tree import DecisionTreeClassifier as SklearnTree
+
+    path = SklearnTree(random_state=seed).cost_complexity_pruning_path(X, y)
+    alphas = np.unique(path.ccp_alphas[:-1]) if path.ccp_alphas.shape[0] > 1 else [0.0]
+    folds = min(10, int(np.bincount(y).min())) if np.bincount(y).min() >= 2 else 2
+    search = GridSearchCV(SklearnTree(random_state=seed), {"ccp_alpha": alphas}, cv=folds)
+    return search.fit(X, y).best_estimator_
+
+
+def _fit(model_name: str, task: CertifyTask, X_tr, y_tr):
+    from treebound import DecisionTreeClassifier
+
+    settings = {"growth": task.growth, "max_leaf_nodes": task.max_leaves,
+                "categorical_features": None, "random_state": task.seed}
+    if model_name == "bound":
+        return DecisionTreeClassifier(**settings, pruning="bound").fit(X_tr, y_tr)
+    if model_name in ("bound_hti", "bound_compression"):
+        criterion = model_name.removeprefix("bound_")
+        return DecisionTreeClassifier(**settings, pruning="bound",
+                                      pruning_params={"bound": criterion}).fit(X_tr, y_tr)
+    if model_name == "ccp_cv":
+        return DecisionTreeClassifier(**settings, pruning="ccp_cv").fit(X_tr, y_tr)
+    if model_name == "sklearn_cart_cv":
+        return _sklearn_cart_cv(X_tr, y_tr, task.seed)
+    raise ValueError(f"unknown model {model_name!r}: expected one of {MODELS}")
+
+
+def run_split(task: CertifyTask) -> list[dict]:
+    """Fit every model of the task on one split and certify it; one row per model."""
+    from sklearn.model_selection import train_test_split
+
+    from treebound import certify
+
+    X_tr, X_te, y_tr, y_te = train_test_split(task.X, task.y, test_size=0.25,
+                                              random_state=task.seed)
+    rows = []
+    for name in task.models:
+        start = time.perf_counter()
+        model = _fit(name, task, X_tr, y_tr)
+        fit_seconds = time.perf_counter() - start
+        row = {"dataset": task.dataset, "split": task.split, "seed": task.seed, "model": name,
+               "n_train": len(y_tr), "n_test": len(y_te), "n_features": task.X.shape[1],
+               "n_classes": len(np.unique(task.y)),
+               "train_error": float(np.mean(model.predict(X_tr) != y_tr)),
+               "test_error": float(np.mean(model.predict(X_te) != y_te)),
+               "n_leaves": int(model.get_n_leaves()), "fit_seconds": fit_seconds}
+        for method in ("shawe_taylor", "hti", "compression"):
+            try:
+                row[method] = certify(model, X_tr, y_tr, delta=DELTA,
+                                      method=method).risk_upper_bound
+            except ValueError:  # no compression set (thresholds not midpoints)
+                row[method] = math.nan
+        start = time.perf_counter()
+        row["auto"] = certify(model, X_tr, y_tr, delta=DELTA).risk_upper_bound
+        row["certify_seconds"] = time.perf_counter() - start
+        row["test_set"] = certify(model, X_te, y_te, delta=DELTA,
+                                  method="test_set").risk_upper_bound
+        rows.append(row)
+    return rows
+
+
+def default_datasets(data_dir) -> list[str]:
+    """The 21 datasets of ``bench pruning``: every shared dataset with at most 10,000 rows,
+    plus ``segmentation@210`` (the size Leboeuf et al. used)."""
+    from treebound.experiments.pruning_bench import default_datasets as pruning_datasets
+
+    names = pruning_datasets(data_dir)
+    if "segmentation" in names:
+        names.append("segmentation@210")
+    return names
+
+
+def run_benchmark(data_dir, *, datasets=None, n_splits=25, models=MODELS, jobs=1, resume=False,
+                  out_md="benchmarks/results/certify.md", out_csv=None, plot=None,
+                  command=None, echo=print):
+    """Run the grid (resumable through ``out_csv``), write the Markdown page and the plot."""
+    from pathlib import Path
+
+    from treebound.experiments.certify_report import plot_certificates, write_certify_markdown
+    from treebound.experiments.datasets import load_dataset
+    from treebound.experiments.grid import append_rows, read_rows, run_grid
+
+    out_csv = Path(out_csv) if out_csv else Path(out_md).with_suffix(".csv")
+    names = list(datasets) if datasets else default_datasets(data_dir)
+    if not names:
+        raise ValueError(f"no dataset to run in {data_dir}")
+    unknown = sorted(set(models) - set(MODELS))
+    if unknown:
+        raise ValueError(f"unknown models {unknown}: expected some of {MODELS}")
+    previous = read_rows(out_csv) if resume else []
+    if not resume and out_csv.exists():
+        out_csv.unlink()
+    done = {(r["dataset"], int(r["split"])) for r in previous}
+    tasks = []
+    for name in names:
+        data = load_dataset(data_dir, name)
+        tasks.extend(CertifyTask(name, i, data.X, data.y, tuple(models))
+                     for i in range(n_splits) if (name, i) not in done)
+    echo(f"{len(tasks)} splits to run ({len(done)} already in {out_csv})")
+    run_grid(run_split, tasks, jobs=jobs,
+             on_result=lambda rows: append_rows(out_csv, rows, RUN_FIELDS),
+             description="certify bench")
+    rows = [r for r in read_rows(out_csv) if r["dataset"] in names and int(r["split"]) < n_splits
+            and r["model"] in models]
+    write_certify_markdown(rows, out_md, names=names, models=models, n_splits=n_splits,
+                           command=command)
+    if plot:
+        plot_certificates(rows, plot, models=models)
+    return rows

@@ -1,0 +1,106 @@
+"""pruning_params={"bound": "hti" | "compression"}: Algorithm 3 with a certificate as objective,
+checked against a naive loop that collapses and re-evaluates every candidate tree."""
+
+import math
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_breast_cancer, load_wine
+
+from treebound import DecisionTreeClassifier
+from treebound.certificates._compression import compress, log_surjections_bound
+from treebound.certificates._deployed import deployed_tree
+from treebound.pruning import prune
+from treebound.theory import (
+    hypergeometric_tail_inversion_bound,
+    log_leaf_assignment_growth_bound,
+    log_structure_prior,
+    sample_compression_bound,
+)
+
+
+def _hti(tree, X, y, ell_log_w):
+    m = len(y)
+    k = int(np.count_nonzero(tree.majority_class[tree.apply(X)] != y))
+    L = tree.n_leaves
+    log_growth = log_leaf_assignment_growth_bound(5 * m, L, tree.n_classes, (L - 1) * ell_log_w)
+    return hypergeometric_tail_inversion_bound(m, k, log_growth, 0.05, 4 * m,
+                                               log_prior=log_structure_prior(L))
+
+
+def _compression(tree, old_to_new, X, y, pairs, ell_log_w):
+    m = len(y)
+    kept = [node for node in pairs if old_to_new[node] >= 0
+            and tree.first_child[old_to_new[node]] >= 0]
+    in_set = np.zeros(m, dtype=bool)
+    for node in kept:
+        in_set[list(pairs[node])] = True
+    d = int(in_set.sum())
+    wrong = tree.majority_class[tree.apply(X)] != y
+    L, N = tree.n_leaves, len(kept)
+    log_p = log_structure_prior(L) - (L - 1) * ell_log_w - L * math.log(tree.n_classes)
+    if N:
+        log_p -= math.log(2 * N - 1) + log_surjections_bound(2 * N, d) - N * math.log(2.0)
+    return sample_compression_bound(m, int(np.count_nonzero(wrong & ~in_set)), d, log_p, 0.05)
+
+
+def _naive(grown, X, y, criterion):
+    tree = grown.tree_
+    ell_log_w = math.log(2 * X.shape[1])
+    pairs = None
+    if criterion == "compression":
+        deployed = deployed_tree(grown, X)
+        found = compress(deployed, deployed.predict_index() != y, False)
+        pairs = {int(n): tuple(p) for n, p in zip(found.nodes, found.pairs, strict=True)}
+
+    def value(mask):
+        collapsed, old_to_new = tree.collapse(mask)
+        if criterion == "hti":
+            return _hti(collapsed, X, y, ell_log_w)
+        return _compression(collapsed, old_to_new, X, y, pairs, ell_log_w)
+
+    mask = np.zeros(tree.n_nodes, dtype=bool)
+    current = value(mask)
+    while True:
+        collapsed, old_to_new = tree.collapse(mask)
+        candidates = [i for i in range(tree.n_nodes)
+                      if old_to_new[i] >= 0 and collapsed.first_child[old_to_new[i]] >= 0]
+        if not candidates:
+            break
+        scored = []
+        for u in candidates:
+            trial = mask.copy()
+            trial[u] = True
+            scored.append((value(trial), -int(tree.n_node_samples[u] * 0), u, trial))
+        best = min(scored, key=lambda s: (s[0], -collapsed.n_leaves, s[2]))
+        if best[0] > current * (1 + 1e-12) + 1e-15:
+            break
+        current, mask = best[0], best[3]
+    return tree.collapse(mask)[0], current
+
+
+@pytest.mark.parametrize("criterion", ["hti", "compression"])
+@pytest.mark.parametrize("leaves", [6, 14])
+def test_certificate_criteria_match_a_naive_loop(criterion, leaves):
+    X, y = load_breast_cancer(return_X_y=True)
+    X, y = X[::2], y[::2]
+    grown = DecisionTreeClassifier(max_leaf_nodes=leaves, growth="top_down").fit(X, y)
+    result = prune(grown, X, y, method="bound", bound=criterion)
+    expected, value = _naive(grown, X, y, criterion)
+    assert result.bound == pytest.approx(value, rel=1e-12)
+    assert result.tree.n_leaves == expected.n_leaves
+    assert np.array_equal(result.tree.apply(X), expected.apply(X))
+    assert result.path[0][1] >= result.bound
+
+
+def test_certificate_criteria_in_the_estimator():
+    X, y = load_wine(return_X_y=True)
+    for criterion in ("hti", "compression"):
+        model = DecisionTreeClassifier(max_leaf_nodes=12, growth="top_down", pruning="bound",
+                                       pruning_params={"bound": criterion}).fit(X, y)
+        assert model.bound_ <= 1.0 and model.get_n_leaves() >= 1
+        assert model.pruning_info_["criterion"] == criterion
+    with pytest.raises(ValueError, match="bound"):
+        DecisionTreeClassifier(pruning="bound", pruning_params={"bound": "vc"}).fit(X, y)
+    with pytest.raises(ValueError, match="X and y"):
+        prune(DecisionTreeClassifier(max_leaf_nodes=4).fit(X, y), method="bound", bound="hti")
