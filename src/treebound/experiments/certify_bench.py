@@ -137,6 +137,10 @@ def run_benchmark(data_dir, *, datasets=None, n_splits=25, models=MODELS, jobs=1
     from treebound.experiments.certify_report import plot_certificates, write_certify_markdown
     from treebound.experiments.datasets import load_dataset
     from treebound.experiments.grid import append_rows, read_rows, run_grid
+    from treebound.experiments.provenance import results_header
+
+    # the provenance of the code that runs, taken before the (long) run
+    header = results_header("Certificates of fitted trees against their test error", command)
 
     out_csv = Path(out_csv) if out_csv else Path(out_md).with_suffix(".csv")
     names = list(datasets) if datasets else default_datasets(data_dir)
@@ -161,7 +165,7 @@ def run_benchmark(data_dir, *, datasets=None, n_splits=25, models=MODELS, jobs=1
     rows = [r for r in read_rows(out_csv) if r["dataset"] in names and int(r["split"]) < n_splits
             and r["model"] in models]
     write_certify_markdown(rows, out_md, names=names, models=models, n_splits=n_splits,
-                           command=command)
+                           header=header)
     if plot:
         plot_certificates(rows, plot, models=models)
     return rows

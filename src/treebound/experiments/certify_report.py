@@ -56,10 +56,12 @@ def _cell(value, digits=3) -> str:
     return "n/a" if value is None or not math.isfinite(value) else f"{value:.{digits}f}"
 
 
-def write_certify_markdown(rows, path, *, names, models, n_splits, command=None) -> None:
-    """The results page: one table per model, then the targets."""
+def write_certify_markdown(rows, path, *, names, models, n_splits, header=None) -> None:
+    """The results page: one table per model, then the targets (``header``: the provenance
+    lines, by default taken now)."""
     stats = summarize(rows)
-    lines = results_header("Certificates of fitted trees against their test error", command)
+    lines = list(header or results_header("Certificates of fitted trees against their test "
+                                          "error"))
     lines += [
         f"Protocol of `treebound bench pruning`: {len(names)} datasets x {n_splits} splits "
         "(75/25, seeds 10 i + 1, every feature real-valued). Certificates at delta = "
