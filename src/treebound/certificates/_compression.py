@@ -169,24 +169,25 @@ def compress(deployed, wrong: np.ndarray, multiway: bool) -> Compression | str:
                     f"{int(node_feature[s])} is not the midpoint of two training values, so no "
                     "compression set rebuilds it")
         values[s] = found
-    # Rows holding each needed value: ranges of one concatenated sorted order per feature.
+    # Rows holding each needed value: ranges of one concatenated order per feature, sorted
+    # over the rows holding a needed value only (sorting whole columns costs more).
     used = np.unique(node_feature)
     offsets, orders = {}, []
     position = 0
-    for j in used.tolist():
-        order, _ = column(j)
-        offsets[j] = position
-        orders.append(order)
-        position += order.shape[0]
-    flat_order = np.concatenate(orders) if orders else np.empty(0, dtype=np.int64)
     starts = np.empty((nodes.shape[0], 2), dtype=np.int64)
     ends = np.empty_like(starts)
     for j in used.tolist():
         mine = np.flatnonzero(node_feature == j)
-        col = column(j)[1]
+        candidates = np.flatnonzero(np.isin(features[:, j], values[mine].ravel()))
+        order = candidates[np.argsort(features[candidates, j], kind="stable")]
+        col = features[order, j]
         for side in (0, 1):
-            starts[mine, side] = offsets[j] + np.searchsorted(col, values[mine, side], "left")
-            ends[mine, side] = offsets[j] + np.searchsorted(col, values[mine, side], "right")
+            starts[mine, side] = position + np.searchsorted(col, values[mine, side], "left")
+            ends[mine, side] = position + np.searchsorted(col, values[mine, side], "right")
+        offsets[j] = position
+        orders.append(order)
+        position += order.shape[0]
+    flat_order = np.concatenate(orders) if orders else np.empty(0, dtype=np.int64)
     chosen = np.zeros(features.shape[0], dtype=np.bool_)
     pairs = np.empty(2 * nodes.shape[0], dtype=np.int64)
     choose_rows(starts.ravel(), ends.ravel(), flat_order.astype(np.int64),

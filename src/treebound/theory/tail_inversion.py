@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.special import gammaln
+from scipy.special import betainccinv, gammaln
 
 __all__ = [
     "binomial_tail_inversion",
@@ -69,6 +69,10 @@ def _log_delta(delta, log_prior) -> float:
     return math.log(delta) + log_prior
 
 
+#: Below this ``ln delta`` scipy's incomplete-beta inverse is not trusted (subnormal range).
+_SCIPY_LOG_FLOOR = -700.0
+
+
 def _tolerance(log_threshold: float) -> float:
     return _LOG_TOLERANCE * (1.0 + abs(log_threshold))
 
@@ -89,11 +93,33 @@ def log_binomial_cdf(n_errors: int, n_examples: int, p: float) -> float:
         return 0.0
     if p >= 1.0:
         return -math.inf
-    j = np.arange(k + 1, dtype=np.float64)
-    terms = (gammaln(n + 1.0) - gammaln(j + 1.0) - gammaln(n - j + 1.0)
-             + j * math.log(p) + (n - j) * math.log1p(-p))
-    top = float(terms.max())
-    return top + math.log(float(np.exp(terms - top).sum()))
+    log_p, log_q = math.log(p), math.log1p(-p)
+
+    def terms(lo, hi):
+        j = np.arange(lo, hi, dtype=np.float64)
+        return (gammaln(n + 1.0) - gammaln(j + 1.0) - gammaln(n - j + 1.0) + j * log_p
+                + (n - j) * log_q)
+
+    if (n + 1) * p <= k or k < _CHUNK:  # the mode is inside [0, k]: sum every term
+        t = terms(0, k + 1)
+        top = float(t.max())
+        return top + math.log(float(np.exp(t - top).sum()))
+    # The terms decrease from j = k downwards (log-concave, mode above k): sum chunks until
+    # they no longer matter in double precision.
+    top = float(terms(k, k + 1)[0])
+    total, hi = 0.0, k + 1
+    while hi > 0:
+        lo = max(0, hi - _CHUNK)
+        t = terms(lo, hi)
+        total += float(np.exp(t - top).sum())
+        if float(t.max()) < top - 60.0:
+            break
+        hi = lo
+    return top + math.log(total)
+
+
+#: Terms of the binomial CDF summed per chunk from the top (most of the mass is near ``k``).
+_CHUNK = 256
 
 
 def _log_binomial_sf(n_errors: int, n_examples: int, p: float) -> float:
@@ -168,7 +194,19 @@ def binomial_tail_inversion(n_errors, n_examples, delta=0.05, *, log_prior=0.0) 
     if k == 0:  # Bin(0; n, p) = (1 - p)^n: closed form
         return float(min(1.0, -math.expm1(log_delta / n) * (1 + 1e-12)))
     threshold = log_delta - _tolerance(log_delta)  # a looser test: the limit can only grow
-    lo, hi = _bisect_probability(lambda p: log_binomial_cdf(k, n, p) >= threshold, k / n, 1.0)
+
+    def inside(p):
+        return log_binomial_cdf(k, n, p) >= threshold
+
+    if log_delta > _SCIPY_LOG_FLOOR:
+        # scipy's inverse of the regularized incomplete beta as a guess, checked exactly: one
+        # step above it that is provably past the limit is returned (within 1e-9, relative)
+        guess = float(betainccinv(k + 1, n - k, math.exp(log_delta)))
+        if k / n <= guess < 1.0:
+            lo, hi = guess * (1 - 1e-9), min(1.0, guess * (1 + 1e-9))
+            if inside(lo) and not inside(hi):
+                return float(hi)
+    lo, hi = _bisect_probability(inside, k / n, 1.0)
     return float(hi)
 
 
