@@ -78,6 +78,10 @@ def fit(
         model = DecisionTreeClassifier(criterion=criterion or "gini", **params)
     else:
         model = DecisionTreeRegressor(criterion=criterion or "squared_error", **params)
+    from treebound.cli._notes import announce_compilation
+
+    announce_compilation(("growth", "prediction")
+                         + (("bound pruning",) if pruning == "bound" else ()))
     try:
         stratify = y if task == "classification" and y.value_counts().min() >= 2 else None
         X_train, X_test, y_train, y_test = train_test_split(
@@ -166,8 +170,10 @@ def demo(
     seed: Annotated[int, typer.Option(help="Seed of the train/test split.")] = 0,
 ):
     """The main job in a minute, on scikit-learn's bundled breast-cancer data."""
+    from treebound.cli._notes import announce_compilation
     from treebound.experiments.demo import run_demo
 
+    announce_compilation(("growth", "prediction", "bound pruning"))
     run_demo(seed=seed)
 
 
