@@ -33,6 +33,9 @@ _EXPORTS = {
     "vcdim_upper_bound": "treebound.theory",
 }
 
+#: The theory names re-exported at the root (tree structures and their bounds).
+_THEORY_EXPORTS = tuple(name for name, module in _EXPORTS.items() if module == "treebound.theory")
+
 __all__ = ["ESTIMATORS", "__version__", *sorted(_EXPORTS)]
 
 
