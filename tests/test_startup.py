@@ -154,3 +154,40 @@ def test_quiet_option(monkeypatch):
     result = CliRunner().invoke(app, ["--quiet", "vcdim", "(L,L)", "--features", "2"])
     assert result.exit_code == 0, result.output
     assert _notes.QUIET is True
+
+
+def test_background_compilation_only_when_the_command_compiles_too(monkeypatch, tmp_path):
+    from treebound.cli import _warmup
+
+    started = []
+    monkeypatch.setattr(_warmup, "start_background", lambda groups: started.append(groups) or 1)
+    monkeypatch.setenv("TREEBOUND_CACHE_DIR", str(tmp_path))
+    monkeypatch.delenv("NUMBA_DISABLE_JIT", raising=False)
+    monkeypatch.setattr(_config, "NUMBA_CACHE", True)
+    terminal = _Terminal()
+    _notes.announce_compilation(("growth", "bound pruning"), stream=terminal,
+                                background=("bound pruning",))
+    assert started == [["bound pruning"]]
+    # growth (here) and bound pruning (elsewhere, shorter) overlap
+    growth, bound = _notes.KERNEL_GROUPS["growth"][2], _notes.KERNEL_GROUPS["bound pruning"][2]
+    assert growth > bound and f"about {growth:.0f} s" in terminal.getvalue()
+    # with the growth kernels cached there is nothing to overlap: no second process
+    directory = _config.kernel_cache_dir()
+    directory.mkdir(parents=True)
+    (directory / "grow._split_loop-1.py311.nbi").write_bytes(b"")
+    _notes.announce_compilation(("growth", "bound pruning"), stream=io.StringIO(),
+                                background=("bound pruning",))
+    assert len(started) == 1
+
+
+def test_bound_pruning_warmup_prunes_a_built_tree():
+    from treebound.cli import _warmup
+    from treebound.pruning import prune
+
+    tree = _warmup._binary_tree(3, 60, 30, seed=3)
+    assert tree.n_leaves == 8 and tree.n_node_samples[0] == tree.value[0].sum()
+    assert np.array_equal(tree.value[0], tree.value[1] + tree.value[2])
+    result = prune(tree, method="bound")
+    assert 1 <= result.tree.n_leaves <= 8
+    _warmup.main(["bound pruning"])  # what the background process runs
+    assert _warmup.start_background(["no such group"]) is None

@@ -244,32 +244,37 @@ def find_best_test(node, ni, nf, nv, const_pool, blocks, block_counts, block_siz
                                y_val, w, task, width, hist, hcount, nc)
                 hist_scan = kind[f] == KIND_HISTOGRAM
             if kind[f] == KIND_CATEGORICAL:
-                if in_block:
-                    src = blocks
-                    src_off = hoff
-                    cnt = block_counts if not unit_weights else hcount
-                else:
-                    src = hist
-                    src_off = 0
-                    cnt = hcount
-                    coff = 0
-                n_present = 0
-                for b in range(nc):
-                    if cnt[coff + b] > 0:
-                        n_present += 1
-                        if n_present > 1:
-                            break
-                if n_present <= 1:
+                if cat_keys is None:
+                    # No categorical feature in the data (the caller passes cat_keys=None): this
+                    # never runs, and numba compiles the kernel without the categorical search.
                     constant = True
-                elif multiway:
-                    gain, n_children = best_multiway(src, src_off, cnt, coff, nc, width, task,
-                                                     criterion, parent_mass, min_samples_leaf,
-                                                     slot_map)
                 else:
-                    gain, n_children = best_binary_subset(
-                        src, src_off, cnt, coff, nc, n_node, width, task, criterion, nv, poff,
-                        parent_mass, min_samples_leaf, left, right, slot_map, present, cat_keys,
-                        in_left, order_buf, best_order_buf, perm_buf, perm_scratch)
+                    if in_block:
+                        src = blocks
+                        src_off = hoff
+                        cnt = block_counts if not unit_weights else hcount
+                    else:
+                        src = hist
+                        src_off = 0
+                        cnt = hcount
+                        coff = 0
+                    n_present = 0
+                    for b in range(nc):
+                        if cnt[coff + b] > 0:
+                            n_present += 1
+                            if n_present > 1:
+                                break
+                    if n_present <= 1:
+                        constant = True
+                    elif multiway:
+                        gain, n_children = best_multiway(src, src_off, cnt, coff, nc, width, task,
+                                                         criterion, parent_mass, min_samples_leaf,
+                                                         slot_map)
+                    else:
+                        gain, n_children = best_binary_subset(
+                            src, src_off, cnt, coff, nc, n_node, width, task, criterion, nv, poff,
+                            parent_mass, min_samples_leaf, left, right, slot_map, present, cat_keys,
+                            in_left, order_buf, best_order_buf, perm_buf, perm_scratch)
         if sorted_scan:
             gain, lo, hi = scan_sorted(order, order_row, order_start, order_end, codes, codes_t, f,
                                        h_scan, y_cls, y_val, w, task, width, criterion, nv, poff,

@@ -81,7 +81,8 @@ def fit(
     from treebound.cli._notes import announce_compilation
 
     announce_compilation(("growth", "prediction")
-                         + (("bound pruning",) if pruning == "bound" else ()))
+                         + (("bound pruning",) if pruning == "bound" else ()),
+                         background=("bound pruning",))
     try:
         stratify = y if task == "classification" and y.value_counts().min() >= 2 else None
         X_train, X_test, y_train, y_test = train_test_split(
@@ -173,7 +174,7 @@ def demo(
     from treebound.cli._notes import announce_compilation
     from treebound.experiments.demo import run_demo
 
-    announce_compilation(("growth", "prediction", "bound pruning"))
+    announce_compilation(("growth", "prediction", "bound pruning"), background=("bound pruning",))
     run_demo(seed=seed)
 
 
