@@ -3,7 +3,9 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-# numba's on-disk cache of compiled kernels: kept inside the checkout so repeated runs reuse it.
+# numba's on-disk cache of compiled kernels: kept inside the checkout so repeated runs reuse it
+# and tests never touch the user's cache (outside make, treebound caches kernels in the user
+# cache directory: docs/getting_started.md).
 export NUMBA_CACHE_DIR ?= $(CURDIR)/.numba_cache
 
 .PHONY: demo test lint clean

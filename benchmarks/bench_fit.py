@@ -10,12 +10,20 @@ For every dataset, train/test split (75/25, seeds 0..splits-1) and setting (full
 treebound's exact splitter and treebound's histogram splitter (``max_bins=255``), and ``predict``
 of both exact models; times are the minimum over ``--repeats`` runs (CPU time of this process,
 single-threaded: BLAS threads are pinned to 1) and speed is reported as the ratio treebound /
-scikit-learn of the summed times. Test accuracy is the mean over the splits. Numba compile time
+scikit-learn of the summed times.
+
+With the ``bench`` extra installed (``pip install -e ".[bench]"``), LightGBM is a second peer in
+the ``max_leaf_nodes=255`` setting: one boosting round of ``num_leaves=255`` with learning rate 1,
+no bagging or feature sampling, ``min_child_samples=1`` and ``min_child_weight=0`` (like
+treebound's ``min_samples_leaf=1``), ``max_bin=255``, one thread; its binning is part of its fit
+time, as treebound's is of ours. One round is one tree for two classes and one tree per class
+otherwise (LightGBM grows no multi-class tree). Without LightGBM that table is skipped with a
+message. Test accuracy is the mean over the splits. Numba compile time
 is excluded from the ratios and reported separately (cold compile in a fresh cache directory,
 and loading the on-disk cache).
 
 Targets (issue 2): exact fit <= 1.0x, histogram fit <= 0.3x with test accuracy within 0.5
-points of scikit-learn's, predict <= 1.0x.
+points of scikit-learn's, predict <= 1.0x. Target (issue 12): histogram fit <= 1.0x LightGBM.
 """
 
 from __future__ import annotations
@@ -41,6 +49,22 @@ from _machine import machine_description  # noqa: E402
 
 DEFAULT_DATASETS = ("adult", "magic", "letter", "connect_4", "shuttle", "kddcup")
 SETTINGS = (("full depth", None), ("max_leaf_nodes=255", 255))
+#: The setting LightGBM is timed in (a leaf-wise tree of 255 leaves, like treebound's top_down).
+LIGHTGBM_BUDGET = 255
+LIGHTGBM_PARAMS = dict(n_estimators=1, num_leaves=255, learning_rate=1.0, max_bin=255,
+                       min_child_samples=1, min_child_weight=0.0, subsample=1.0, subsample_freq=0,
+                       colsample_bytree=1.0, n_jobs=1, deterministic=True, verbose=-1)
+
+
+def lightgbm_or_none():
+    """The lightgbm module, or None (with a message) when the ``bench`` extra is missing."""
+    try:
+        import lightgbm
+    except ImportError:
+        print("LightGBM is not installed: skipping it as a peer "
+              "(pip install -e \".[bench]\" to include it)")
+        return None
+    return lightgbm
 
 
 def best_time(fn, repeats: int) -> tuple[float, object]:
@@ -77,18 +101,28 @@ def load(data_dir: Path, name: str):
     return X, y
 
 
-def _fit(kind: str, budget, growth: str, seed: int, X, y):
+def _fit(kind: str, budget, growth: str, seed: int, X, y, lightgbm=None):
     from sklearn.tree import DecisionTreeClassifier as SkTree
 
     from treebound import DecisionTreeClassifier as Tree
 
     if kind == "sk":
         return SkTree(max_leaf_nodes=budget, random_state=seed).fit(X, y)
+    if kind == "lgbm":
+        return lightgbm.LGBMClassifier(random_state=seed, **LIGHTGBM_PARAMS).fit(X, y)
     splitter = "hist" if kind == "hist" else "exact"
     return Tree(max_leaf_nodes=budget, growth=growth, splitter=splitter, max_bins=255).fit(X, y)
 
 
-def run(data_dir: Path, datasets, splits: int, repeats: int, echo=print) -> list[dict]:
+def _n_leaves(kind: str, model) -> float:
+    if kind == "lgbm":  # leaves per tree (one tree per class for more than two classes)
+        trees = model.booster_.dump_model()["tree_info"]
+        return float(np.mean([tree["num_leaves"] for tree in trees]))
+    return model.get_n_leaves()
+
+
+def run(data_dir: Path, datasets, splits: int, repeats: int, echo=print,
+        lightgbm=None) -> list[dict]:
     from sklearn.model_selection import train_test_split
 
     from treebound import DecisionTreeClassifier as Tree
@@ -103,20 +137,23 @@ def run(data_dir: Path, datasets, splits: int, repeats: int, echo=print) -> list
     for name in datasets:
         X, y = load(data_dir, name)
         for label, budget in SETTINGS:
-            acc = {"sk": [], "exact": [], "hist": []}
-            t = {"sk": 0.0, "exact": 0.0, "hist": 0.0, "sk_pred": 0.0, "exact_pred": 0.0}
-            leaves = {"sk": [], "exact": [], "hist": []}
+            kinds = ("sk", "exact", "hist")
+            if lightgbm is not None and budget == LIGHTGBM_BUDGET:
+                kinds += ("lgbm",)
+            acc = {key: [] for key in kinds}
+            t = {key: 0.0 for key in kinds} | {"sk_pred": 0.0, "exact_pred": 0.0}
+            leaves = {key: [] for key in kinds}
             for seed in range(splits):
                 X_tr, X_te, y_tr, y_te = train_test_split(X, y, test_size=0.25,
                                                           random_state=seed)
                 growth = "depth_first" if budget is None else "top_down"
                 fitted = {}
-                for key in ("sk", "exact", "hist"):
-                    make = partial(_fit, key, budget, growth, seed, X_tr, y_tr)
+                for key in kinds:
+                    make = partial(_fit, key, budget, growth, seed, X_tr, y_tr, lightgbm)
                     seconds, fitted[key] = best_time(make, repeats)
                     t[key] += seconds
                     acc[key].append(fitted[key].score(X_te, y_te))
-                    leaves[key].append(fitted[key].get_n_leaves())
+                    leaves[key].append(_n_leaves(key, fitted[key]))
                 for key in ("sk", "exact"):
                     seconds, _ = best_time(partial(fitted[key].predict, X_te), repeats + 2)
                     t[f"{key}_pred"] += seconds
@@ -133,21 +170,31 @@ def run(data_dir: Path, datasets, splits: int, repeats: int, echo=print) -> list
                 "exact_leaves": float(np.mean(leaves["exact"])),
                 "hist_leaves": float(np.mean(leaves["hist"])),
             }
+            if "lgbm" in kinds:
+                row |= {"lgbm_fit_s": t["lgbm"] / splits, "lgbm_ratio": t["hist"] / t["lgbm"],
+                        "lgbm_acc": float(np.mean(acc["lgbm"])),
+                        "lgbm_leaves": float(np.mean(leaves["lgbm"])),
+                        "lgbm_trees": fitted["lgbm"].booster_.num_trees()}
             rows.append(row)
             echo(f"{name:10s} {label:20s} exact {row['exact_ratio']:.2f}x  "
                  f"hist {row['hist_ratio']:.2f}x  predict {row['predict_ratio']:.2f}x  "
                  f"acc sk {row['sk_acc']:.4f} exact {row['exact_acc']:.4f} "
-                 f"hist {row['hist_acc']:.4f}")
+                 f"hist {row['hist_acc']:.4f}" + (
+                     f"  | hist / LightGBM {row['lgbm_ratio']:.2f}x acc {row['lgbm_acc']:.4f}"
+                     if "lgbm" in kinds else ""))
     return rows
 
 
-def to_markdown(rows, machine: str, cold: float, warm: float, splits: int, repeats: int) -> str:
+def to_markdown(rows, machine: str, cold: float, warm: float, splits: int, repeats: int,
+                lightgbm_version: str | None = None, command: str = "", commit: str = "",
+                load: str = "") -> str:
     stamp = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
     out = [
         "# Fit and predict speed against scikit-learn",
         "",
-        f"Generated by `benchmarks/bench_fit.py` on {stamp}.",
-        f"Machine: {machine}.",
+        f"Generated by `{command or 'python benchmarks/bench_fit.py'}` on {stamp}"
+        + (f", commit {commit}" if commit else "") + ".",
+        f"Machine: {machine}" + (f"; load average before the run: {load}" if load else "") + ".",
         "",
         f"Each cell: 75/25 splits with seeds 0..{splits - 1}; fit/predict times are the minimum "
         f"CPU time over {repeats} runs, summed over the splits; ratio = treebound / "
@@ -186,11 +233,44 @@ def to_markdown(rows, machine: str, cold: float, warm: float, splits: int, repea
         f"- predict <= 1.0x: {'met' if pred_ok else 'NOT met'} (worst "
         f"{worst('predict_ratio'):.2f}x)",
         "",
+    ]
+    out += _lightgbm_section(rows, lightgbm_version)
+    out += [
         f"Numba compile time (excluded above): {cold:.1f} s for the first fit with an empty "
         f"cache, {warm:.1f} s to load the cached kernels in a new process.",
         "",
     ]
     return "\n".join(out)
+
+
+def _lightgbm_section(rows, version: str | None) -> list[str]:
+    peer = [r for r in rows if "lgbm_ratio" in r]
+    if version is None or not peer:
+        return ["LightGBM: not installed when this file was generated (the `bench` extra), so "
+                "not compared.", ""]
+    ok = all(r["lgbm_ratio"] <= 1.0 for r in peer)
+    out = [
+        f"## Histogram fit against LightGBM {version} (`max_leaf_nodes=255`)",
+        "",
+        "Same splits, same process, same timing as above. LightGBM: one boosting round with "
+        "`num_leaves=255`, learning rate 1, no bagging or feature sampling, "
+        "`min_child_samples=1`, `min_child_weight=0`, `max_bin=255`, one thread (binning "
+        "included in its fit, as ours is). One round is one tree for two classes and one tree "
+        "per class otherwise. Ratio = treebound `splitter=\"hist\"` / LightGBM.",
+        "",
+        "| dataset | classes | LightGBM fit (s) | hist / LightGBM | acc hist | acc LightGBM "
+        "| trees | leaves per tree (LightGBM) | leaves (hist) |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in peer:
+        out.append(
+            f"| {r['dataset']} | {r['classes']} | {r['lgbm_fit_s']:.3f} | {r['lgbm_ratio']:.2f}x "
+            f"| {r['hist_acc']:.4f} | {r['lgbm_acc']:.4f} | {r['lgbm_trees']} | "
+            f"{r['lgbm_leaves']:.0f} | {r['hist_leaves']:.0f} |")
+    out += ["", f"- histogram fit <= 1.0x LightGBM on every dataset: "
+                f"{'met' if ok else 'NOT met'} (worst {max(r['lgbm_ratio'] for r in peer):.2f}x)",
+            ""]
+    return out
 
 
 def main(argv=None) -> None:
@@ -206,12 +286,27 @@ def main(argv=None) -> None:
     missing = [d for d in datasets if not (args.data_dir / f"{d}.tsv.gz").exists()]
     if missing:
         parser.error(f"datasets not found in {args.data_dir}: {missing}")
+    lightgbm = lightgbm_or_none()
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     cold, warm = compile_times()
-    rows = run(args.data_dir, datasets, args.splits, args.repeats)
+    rows = run(args.data_dir, datasets, args.splits, args.repeats, lightgbm=lightgbm)
     args.out.parent.mkdir(parents=True, exist_ok=True)
+    command = "python " + " ".join([Path(sys.argv[0]).as_posix(), *sys.argv[1:]])
     args.out.write_text(to_markdown(rows, machine_description(), cold, warm, args.splits,
-                                    args.repeats))
+                                    args.repeats, lightgbm and lightgbm.__version__, command,
+                                    _commit(), load))
     print(f"wrote {args.out}")
+
+
+def _commit() -> str:
+    try:
+        out = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
+                             text=True, cwd=Path(__file__).parent, check=True)
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, cwd=Path(__file__).parent)
+        return out.stdout.strip() + (" (uncommitted changes)" if dirty.stdout.strip() else "")
+    except (OSError, subprocess.CalledProcessError):
+        return ""
 
 
 if __name__ == "__main__":

@@ -1,65 +1,59 @@
-"""treebound: decision trees whose size is chosen by learning theory instead of cross-validation."""
+"""treebound: decision trees whose size is chosen by learning theory instead of cross-validation.
 
-from treebound.dyadic import DyadicTreeClassifier
-from treebound.pruning import plot_pruning_path, prune
-from treebound.tree import (
-    DecisionTreeClassifier,
-    DecisionTreeRegressor,
-    Tree,
-    export_text,
-    format_rules,
-    load_model,
-    plot_tree,
-    save_model,
-    to_rules,
-)
+Every public name is loaded on first access (PEP 562): ``import treebound`` costs almost
+nothing, the estimators pull in scikit-learn and numba only when they are asked for, and the
+theory functions never load scikit-learn at all.
+"""
+
+from __future__ import annotations
+
+import importlib
 
 __version__ = "0.1.0"
 
-#: Every public estimator; the common test module runs each through scikit-learn's checks.
-ESTIMATORS = (DecisionTreeClassifier, DecisionTreeRegressor, DyadicTreeClassifier)
+#: Public name -> module that defines it.
+_EXPORTS = {
+    "DecisionTreeClassifier": "treebound.tree",
+    "DecisionTreeRegressor": "treebound.tree",
+    "Tree": "treebound.tree",
+    "export_text": "treebound.tree",
+    "format_rules": "treebound.tree",
+    "load_model": "treebound.tree",
+    "plot_tree": "treebound.tree",
+    "save_model": "treebound.tree",
+    "to_rules": "treebound.tree",
+    "DyadicTreeClassifier": "treebound.dyadic",
+    "plot_pruning_path": "treebound.pruning",
+    "prune": "treebound.pruning",
+    # theory: tree structures and their VC-dimension / growth-function bounds
+    "PartitioningCache": "treebound.theory",
+    "TreeStructure": "treebound.theory",
+    "log_growth_function_upper_bound": "treebound.theory",
+    "vcdim_lower_bound": "treebound.theory",
+    "vcdim_upper_bound": "treebound.theory",
+    # certificates: bounds on the true error of any fitted tree
+    "Certificate": "treebound.certificates",
+    "certify": "treebound.certificates",
+}
 
-__all__ = [
-    "ESTIMATORS",
-    "DecisionTreeClassifier",
-    "DecisionTreeRegressor",
-    "DyadicTreeClassifier",
-    "Tree",
-    "__version__",
-    "export_text",
-    "format_rules",
-    "load_model",
-    "plot_pruning_path",
-    "plot_tree",
-    "prune",
-    "save_model",
-    "to_rules",
-]
+#: The theory names re-exported at the root (tree structures and their bounds).
+_THEORY_EXPORTS = tuple(name for name, module in _EXPORTS.items() if module == "treebound.theory")
 
-# Theory: tree structures and their VC-dimension / growth-function bounds, loaded on first access
-# (PEP 562) so that ``import treebound`` stays light.
-_THEORY_EXPORTS = (
-    "PartitioningCache",
-    "TreeStructure",
-    "log_growth_function_upper_bound",
-    "vcdim_lower_bound",
-    "vcdim_upper_bound",
-)
-__all__ += list(_THEORY_EXPORTS)
-
-
-# Certificates (bounds on the true error of any fitted tree), also loaded on first access.
-_CERTIFICATE_EXPORTS = ("Certificate", "certify")
-__all__ += list(_CERTIFICATE_EXPORTS)
+__all__ = ["ESTIMATORS", "__version__", *sorted(_EXPORTS)]
 
 
-def __getattr__(name):
-    if name in _THEORY_EXPORTS:
-        from treebound import theory
+def __getattr__(name: str):
+    if name == "ESTIMATORS":
+        # Every public estimator; the common test module runs each through scikit-learn's checks.
+        value = (__getattr__("DecisionTreeClassifier"), __getattr__("DecisionTreeRegressor"),
+                 __getattr__("DyadicTreeClassifier"))
+    elif name in _EXPORTS:
+        value = getattr(importlib.import_module(_EXPORTS[name]), name)
+    else:
+        raise AttributeError(f"module 'treebound' has no attribute {name!r}")
+    globals()[name] = value  # later accesses skip this function
+    return value
 
-        return getattr(theory, name)
-    if name in _CERTIFICATE_EXPORTS:
-        from treebound import certificates
 
-        return getattr(certificates, name)
-    raise AttributeError(f"module 'treebound' has no attribute {name!r}")
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))

@@ -12,9 +12,8 @@ the child slot up in ``category_child[category_offset[i] + code]``.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from treebound._config import NO_NRT_JIT_OPTIONS
+from treebound._config import NO_NRT_JIT_OPTIONS, njit
 
 _BATCH = 64
 

@@ -8,9 +8,8 @@ naive strided copy touches a new cache line per element, tiles of 64 x 64 do not
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from treebound._config import JIT_OPTIONS, NO_NRT_JIT_OPTIONS
+from treebound._config import JIT_OPTIONS, NO_NRT_JIT_OPTIONS, njit
 
 _TILE = 64
 

@@ -4,9 +4,8 @@ the choice of the rows that carry them (``treebound.certificates._compression``)
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from treebound._config import NO_NRT_JIT_OPTIONS
+from treebound._config import NO_NRT_JIT_OPTIONS, njit
 
 #: Rows scanned, per value, for an already chosen or a misclassified row to prefer.
 _SCAN = 256

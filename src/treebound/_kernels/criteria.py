@@ -21,9 +21,7 @@ from __future__ import annotations
 
 import math
 
-from numba import njit
-
-from treebound._config import NO_NRT_INLINE_JIT_OPTIONS
+from treebound._config import NO_NRT_INLINE_JIT_OPTIONS, njit
 
 GINI = 0
 ENTROPY = 1

@@ -27,9 +27,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
-from treebound._config import JIT_OPTIONS
+from treebound._config import JIT_OPTIONS, njit
 
 PENALTY_SPATIALLY_ADAPTIVE = 0
 PENALTY_PER_LEAF = 1

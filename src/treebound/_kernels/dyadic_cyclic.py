@@ -10,9 +10,8 @@ T_INIT has ``O(n d L)`` nodes and is pruned bottom-up in one pass.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from treebound._config import JIT_OPTIONS
+from treebound._config import JIT_OPTIONS, njit
 from treebound._kernels.dyadic import (
     COST_TOLERANCE,
     STATUS_BUDGET_EXCEEDED,

@@ -22,9 +22,8 @@ first (lowest bound, then lowest coordinate).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from treebound._config import JIT_OPTIONS
+from treebound._config import JIT_OPTIONS, njit
 from treebound._kernels.dyadic import (
     COST_TOLERANCE,
     EMPTY_KEY,

@@ -5,9 +5,7 @@ Ties on the key go to the smaller node id (the older node), so growth is determi
 
 from __future__ import annotations
 
-from numba import njit
-
-from treebound._config import NO_NRT_INLINE_JIT_OPTIONS, NO_NRT_JIT_OPTIONS
+from treebound._config import NO_NRT_INLINE_JIT_OPTIONS, NO_NRT_JIT_OPTIONS, njit
 
 
 @njit(**NO_NRT_INLINE_JIT_OPTIONS)

@@ -1,4 +1,4 @@
-"""The tree-growing loop: one numba function for every growth policy.
+"""The tree-growing loop: one compiled loop for every growth policy.
 
 Each node's best test is found when the node is created (so its priority is known). Without a
 leaf budget every splittable node is eventually split and the order is irrelevant, so a stack is
@@ -14,7 +14,7 @@ used; with ``max_leaf_nodes`` a heap picks the next leaf by the policy's priorit
 Heap ties go to the older node (smaller id), so the tree does not depend on the order of the
 training rows.
 
-:func:`grow_tree` allocates and owns every array; the splitting itself runs in
+:func:`grow_tree` (plain Python) allocates and owns every array; the splitting itself runs in
 :func:`_split_loop`, compiled without numba's reference counting, which returns to
 :func:`grow_tree` whenever an array must grow.
 """
@@ -22,9 +22,8 @@ training rows.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from treebound._config import JIT_OPTIONS, NO_NRT_INLINE_JIT_OPTIONS, NO_NRT_JIT_OPTIONS
+from treebound._config import JIT_OPTIONS, NO_NRT_INLINE_JIT_OPTIONS, NO_NRT_JIT_OPTIONS, njit
 from treebound._kernels.criteria import TASK_REGRESSION, stats_mass, stats_weight
 from treebound._kernels.frontier import heap_pop, heap_push
 from treebound._kernels.histograms import build_block, remove_samples, subtract_block
@@ -71,20 +70,6 @@ S_MAP_USED = 5
 N_STATE = 6
 #: How many samples ahead the routing loop prefetches codes_t rows.
 _PREFETCH = 16
-
-
-@njit(**JIT_OPTIONS)
-def _grow_rows(a, new_rows):
-    out = np.zeros((new_rows, a.shape[1]), dtype=a.dtype)
-    out[: a.shape[0]] = a
-    return out
-
-
-@njit(**JIT_OPTIONS)
-def _grow_flat(a, new_len):
-    out = np.zeros(new_len, dtype=a.dtype)
-    out[: a.shape[0]] = a
-    return out
 
 
 @njit(**JIT_OPTIONS)
@@ -372,7 +357,36 @@ def _split_loop(st, ni, nf, nv, const_pool, free_const, blocks, block_counts, fr
     return 0
 
 
-@njit(**JIT_OPTIONS)
+@njit(**NO_NRT_JIT_OPTIONS)
+def init_root(ni, nf, nv, y_cls, y_val, w, task, width, criterion):
+    """Statistics, weight and impurity of the root (node 0); returns the root's weight."""
+    n = y_cls.shape[0]
+    for col in range(N_INT_COLUMNS):
+        ni[0, col] = -1
+    for col in range(N_FLOAT_COLUMNS):
+        nf[0, col] = 0.0
+    for col in range(width):
+        nv[col] = 0.0
+    for s in range(n):
+        _add_sample(nv, 0, s, y_cls, y_val, w, task)
+    root_weight = stats_weight(nv, 0, width, task)
+    ni[0, I_N_CHILDREN] = 0
+    ni[0, I_N_SAMPLES] = n
+    ni[0, I_DEPTH] = 0
+    ni[0, I_SEG_START] = 0
+    nf[0, F_WEIGHT] = root_weight
+    nf[0, F_IMPURITY] = stats_mass(nv, 0, width, task, criterion) / root_weight
+    nf[0, F_THRESHOLD] = np.nan
+    return root_weight
+
+
+def _grown(a: np.ndarray, length: int) -> np.ndarray:
+    """``a`` zero-padded to ``length`` rows."""
+    out = np.zeros((length, *a.shape[1:]), dtype=a.dtype)
+    out[: a.shape[0]] = a
+    return out
+
+
 def grow_tree(codes, codes_t, n_codes, kind, lo_values, hi_values, value_offset, y_cls, y_val, w,
               task, width, criterion, growth, max_depth, min_samples_split, min_samples_leaf,
               min_impurity_decrease, max_leaf_nodes, max_features, multiway, seed,
@@ -387,50 +401,52 @@ def grow_tree(codes, codes_t, n_codes, kind, lo_values, hi_values, value_offset,
     ``hi_values[...]`` are the smallest / largest training value with code ``c`` (thresholds go
     midway between the largest value sent left and the smallest sent right). At most
     ``max_block_rows`` histogram blocks are alive at once.
+
+    This driver is plain Python on purpose: it only sizes and allocates the arrays and calls the
+    compiled kernels (a few calls per fit, ~15 us each). As a compiled function it would link,
+    re-optimize and re-emit all of :func:`_split_loop` and :func:`find_best_test` a third time,
+    which was a quarter of the first run's compile time.
     """
     n_features, n = codes.shape
+    task, width, criterion, growth = int(task), int(width), int(criterion), int(growth)
+    max_depth, min_samples_split = int(max_depth), int(min_samples_split)
+    min_samples_leaf, max_leaf_nodes = int(min_samples_leaf), int(max_leaf_nodes)
+    max_features, max_block_rows = int(max_features), int(max_block_rows)
+    min_impurity_decrease, multiway = float(min_impurity_decrease), bool(multiway)
+    kind = np.asarray(kind, dtype=np.int64)
+    n_codes = np.asarray(n_codes, dtype=np.int64)
+
+    # Feature layout: presorted rows, histogram-block slots (features with few codes) and the
+    # sizes of the scratch arrays.
+    presorted_f = kind == KIND_PRESORTED
+    searched = ~presorted_f
+    in_block = searched & (n_codes <= BLOCK_MAX_CODES)
+    n_presorted = int(presorted_f.sum())
+    n_block = int(in_block.sum())
     presort_row = np.full(n_features, -1, dtype=np.int64)
+    presort_row[presorted_f] = np.arange(n_presorted)
     block_slot = np.full(n_features, -1, dtype=np.int64)
-    n_presorted = 0
-    n_block = 0
-    max_codes = 2  # largest code count of a histogram-searched feature (sizes the scratch)
+    block_slot[in_block] = np.arange(n_block)
+    categorical = searched & (kind == KIND_CATEGORICAL)
+    cat_codes = int(n_codes[categorical].sum())
     max_children = 2
-    cat_codes = 0
-    for f in range(n_features):
-        if kind[f] == KIND_PRESORTED:
-            presort_row[f] = n_presorted
-            n_presorted += 1
-            continue
-        if n_codes[f] <= BLOCK_MAX_CODES:
-            block_slot[f] = n_block
-            n_block += 1
-        if kind[f] == KIND_CATEGORICAL:
-            cat_codes += n_codes[f]
-            if multiway and n_codes[f] > max_children:
-                max_children = n_codes[f]
-        if n_codes[f] > max_codes:
-            max_codes = n_codes[f]
-    hist_offset = np.zeros(n_block, dtype=np.int64)
-    count_offset = np.zeros(n_block, dtype=np.int64)
-    slot_codes = np.zeros(n_block, dtype=np.int64)
-    block_size = 0
-    count_size = 0
+    if multiway and categorical.any():
+        max_children = max(2, int(n_codes[categorical].max()))
+    # largest code count of a histogram-searched feature (sizes the scratch)
+    max_codes = max(2, int(n_codes[searched].max())) if searched.any() else 2
+    slot_codes = n_codes[in_block].copy()
+    cells = slot_codes * width
+    hist_offset = (np.cumsum(cells) - cells).astype(np.int64)
+    count_offset = (np.cumsum(slot_codes) - slot_codes).astype(np.int64)
+    block_size = int(cells.sum())
+    count_size = int(slot_codes.sum())
     # smallest histogram a block feature is searched with (categorical features: always)
-    min_cells = np.iinfo(np.int64).max
-    for f in range(n_features):
-        h = block_slot[f]
-        if h >= 0:
-            hist_offset[h] = block_size
-            count_offset[h] = count_size
-            slot_codes[h] = n_codes[f]
-            block_size += n_codes[f] * width
-            count_size += n_codes[f]
-            min_cells = min(min_cells, n_codes[f] * width if kind[f] == KIND_HISTOGRAM else 0)
-    active = np.arange(max(n_block, 1))
+    min_cells = int(np.where(kind[in_block] == KIND_HISTOGRAM, cells, 0).min()) if n_block \
+        else int(np.iinfo(np.int64).max)
+    active = np.arange(max(n_block, 1), dtype=np.int64)
     presorted = presort_rows(codes, n_codes, presort_row, n_presorted)
-    samples = np.empty((1, n), dtype=np.int32)
-    for s in range(n):
-        samples[0, s] = s
+
+    samples = np.arange(n, dtype=np.int32).reshape(1, n)
     slot_of = np.zeros(n, dtype=np.int32)
     tmp = np.empty(n, dtype=np.int32)
     sort_out = np.empty((1, n), dtype=np.int32)
@@ -439,7 +455,9 @@ def grow_tree(codes, codes_t, n_codes, kind, lo_values, hi_values, value_offset,
     hist = np.empty(max_codes * width, dtype=np.float64)
     hcount = np.empty(max_codes, dtype=np.int64)
     present = np.empty(max_codes, dtype=np.int64)
-    cat_keys = np.empty(max_codes, dtype=np.float64)
+    # None when no feature is categorical: the kernels are then compiled without the categorical
+    # split search (a quarter of their compile time), numeric data never needs it
+    cat_keys = np.empty(max_codes, dtype=np.float64) if categorical.any() else None
     in_left = np.empty(max_codes, dtype=np.bool_)
     slot_map = np.empty(max_codes, dtype=np.int64)
     left = np.empty(width, dtype=np.float64)
@@ -456,13 +474,9 @@ def grow_tree(codes, codes_t, n_codes, kind, lo_values, hi_values, value_offset,
     perm_buf = np.empty(max(n, max_codes), dtype=np.int64)
     perm_scratch = np.empty(max(n, max_codes), dtype=np.int64)
     node_y = np.empty(n, dtype=np.int32)
-    rng = np.empty(1, dtype=np.uint64)
-    rng[0] = np.uint64(seed)
-    unit_weights = True
-    for s in range(n):
-        if w[s] != 1.0:
-            unit_weights = False
-            break
+    # the seed's 64 bits, as the kernels' splitmix64 stream expects them
+    rng = np.array([seed], dtype=np.int64).view(np.uint64)
+    unit_weights = bool(np.all(w == 1.0))
     st = np.zeros(N_STATE, dtype=np.int64)
 
     # Node arrays sized for the largest possible tree (up to 64 MB): rows are written when
@@ -473,18 +487,10 @@ def grow_tree(codes, codes_t, n_codes, kind, lo_values, hi_values, value_offset,
     ni = np.empty((cap, N_INT_COLUMNS), dtype=np.int64)
     nf = np.empty((cap, N_FLOAT_COLUMNS), dtype=np.float64)
     nv = np.empty(cap * width, dtype=np.float64)
-    for col in range(N_INT_COLUMNS):
-        ni[0, col] = -1
-    for col in range(N_FLOAT_COLUMNS):
-        nf[0, col] = 0.0
-    for col in range(width):
-        nv[col] = 0.0
     # pools of per-node rows (constant-feature flags, histogram blocks) with free stacks
     const_cap = 16
     const_pool = np.zeros((const_cap, n_features), dtype=np.uint8)
-    free_const = np.empty(const_cap, dtype=np.int64)
-    for r in range(const_cap):
-        free_const[r] = const_cap - 1 - r
+    free_const = np.arange(const_cap - 1, -1, -1, dtype=np.int64)
     st[S_N_FREE_CONST] = const_cap
     use_blocks = n_block > 0 and max_block_rows >= 2
     block_cap = min(4, max_block_rows) if use_blocks else 0
@@ -493,29 +499,19 @@ def grow_tree(codes, codes_t, n_codes, kind, lo_values, hi_values, value_offset,
     blocks = np.zeros(block_cap * block_size, dtype=np.float64)
     block_counts = np.zeros(block_cap * stored_counts, dtype=np.int64)
     free_blocks = np.empty(max(block_cap, 1), dtype=np.int64)
-    for r in range(block_cap):
-        free_blocks[r] = block_cap - 1 - r
+    free_blocks[:block_cap] = np.arange(block_cap - 1, -1, -1)
     st[S_N_FREE_BLOCKS] = block_cap
     map_pool = np.empty(64 + 2 * cat_codes, dtype=np.int64)
     frontier = np.empty(64, dtype=np.int64)  # stack, or heap nodes
     heap_keys = np.empty(64, dtype=np.float64)
 
     # root
-    for s in range(n):
-        _add_sample(nv, 0, s, y_cls, y_val, w, task)
-    root_weight = stats_weight(nv, 0, width, task)
-    ni[0, I_N_CHILDREN] = 0
-    ni[0, I_N_SAMPLES] = n
-    ni[0, I_DEPTH] = 0
-    ni[0, I_SEG_START] = 0
+    root_weight = init_root(ni, nf, nv, y_cls, y_val, w, task, width, criterion)
     st[S_N_FREE_CONST] -= 1
     ni[0, I_CONST_ROW] = free_const[st[S_N_FREE_CONST]]
-    nf[0, F_WEIGHT] = root_weight
-    nf[0, F_IMPURITY] = stats_mass(nv, 0, width, task, criterion) / root_weight
-    nf[0, F_THRESHOLD] = np.nan
     if use_blocks and block_worth_it(n, n_block, block_size, min_cells):
         st[S_N_FREE_BLOCKS] -= 1
-        r = free_blocks[st[S_N_FREE_BLOCKS]]
+        r = int(free_blocks[st[S_N_FREE_BLOCKS]])
         build_block(samples, 0, n, codes_t, y_cls, y_val, w, task, width, hist_offset,
                     count_offset, slot_codes, active, n_block, blocks, r * block_size,
                     block_counts, r * stored_counts, not unit_weights)
@@ -551,32 +547,32 @@ def grow_tree(codes, codes_t, n_codes, kind, lo_values, hi_values, value_offset,
         # Grow whatever is too small for the next split (it has at most max_children children).
         need = max_children
         if st[S_N_NODES] + need > ni.shape[0]:
-            cap = 2 * (st[S_N_NODES] + need)
-            ni = _grow_rows(ni, cap)
-            nf = _grow_rows(nf, cap)
-            nv = _grow_flat(nv, cap * width)
+            cap = 2 * int(st[S_N_NODES] + need)
+            ni = _grown(ni, cap)
+            nf = _grown(nf, cap)
+            nv = _grown(nv, cap * width)
         if st[S_N_FREE_CONST] < need:
             old = const_pool.shape[0]
             new = 2 * old + need
-            const_pool = _grow_rows(const_pool, new)
-            free_const = _grow_flat(free_const, new)
+            const_pool = _grown(const_pool, new)
+            free_const = _grown(free_const, new)
             for r in range(new - 1, old - 1, -1):
                 free_const[st[S_N_FREE_CONST]] = r
                 st[S_N_FREE_CONST] += 1
         if st[S_MAP_USED] + cat_codes * need > map_pool.shape[0]:
-            map_pool = _grow_flat(map_pool, 2 * (st[S_MAP_USED] + cat_codes * need))
+            map_pool = _grown(map_pool, 2 * int(st[S_MAP_USED] + cat_codes * need))
         if st[S_N_FRONTIER] + need > frontier.shape[0]:
-            frontier = _grow_flat(frontier, 2 * (st[S_N_FRONTIER] + need))
-            heap_keys = _grow_flat(heap_keys, frontier.shape[0])
+            frontier = _grown(frontier, 2 * int(st[S_N_FRONTIER] + need))
+            heap_keys = _grown(heap_keys, frontier.shape[0])
         rows = blocks.shape[0] // block_size if block_size > 0 else 0
         if use_blocks and st[S_N_FREE_BLOCKS] < need and rows < max_rows:
             new = min(max(2 * rows, rows + need), max_rows)
-            blocks = _grow_flat(blocks, new * block_size)
-            block_counts = _grow_flat(block_counts, new * stored_counts)
-            free_blocks = _grow_flat(free_blocks, new)
+            blocks = _grown(blocks, new * block_size)
+            block_counts = _grown(block_counts, new * stored_counts)
+            free_blocks = _grown(free_blocks, new)
             for r in range(new - 1, rows - 1, -1):
                 free_blocks[st[S_N_FREE_BLOCKS]] = r
                 st[S_N_FREE_BLOCKS] += 1
-    n_nodes = st[S_N_NODES]
+    n_nodes = int(st[S_N_NODES])
     nv_out = nv[: n_nodes * width].copy().reshape((n_nodes, width))
     return ni[:n_nodes].copy(), nf[:n_nodes].copy(), nv_out, map_pool[: st[S_MAP_USED]].copy()

@@ -17,9 +17,8 @@ scikit-learn skip such features the same way).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from treebound._config import NO_NRT_INLINE_JIT_OPTIONS, NO_NRT_JIT_OPTIONS
+from treebound._config import NO_NRT_INLINE_JIT_OPTIONS, NO_NRT_JIT_OPTIONS, njit
 from treebound._kernels.criteria import TASK_REGRESSION
 
 

@@ -28,9 +28,8 @@ terms, so the error sequence depends only on the multiset of term profiles (sect
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from treebound._config import JIT_OPTIONS
+from treebound._config import JIT_OPTIONS, njit
 
 
 @njit(**JIT_OPTIONS)

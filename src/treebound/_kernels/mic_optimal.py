@@ -19,9 +19,8 @@ integers and two table probes per split, instead of building and hashing Python 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from treebound._config import JIT_OPTIONS
+from treebound._config import JIT_OPTIONS, njit
 
 #: Profile id of "no term" and of the satisfied (all-zero) profile.
 ABSENT = 0

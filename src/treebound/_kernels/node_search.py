@@ -18,9 +18,8 @@ update per array argument per call would otherwise dominate small nodes).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from treebound._config import NO_NRT_INLINE_JIT_OPTIONS, NO_NRT_JIT_OPTIONS
+from treebound._config import NO_NRT_INLINE_JIT_OPTIONS, NO_NRT_JIT_OPTIONS, njit
 from treebound._kernels.criteria import TASK_REGRESSION, stats_mass
 from treebound._kernels.histograms import counts_from_stats
 from treebound._kernels.split_categorical import best_binary_subset, best_multiway
@@ -170,14 +169,19 @@ def find_best_test(node, ni, nf, nv, const_pool, blocks, block_counts, block_siz
         hi = -1
         n_children = 2
         constant = False
+        # Each scan has one call site below, fed by the branches: the scans are inlined, and a
+        # second copy of each would double this kernel's compile time, not its speed.
+        sorted_scan = False
+        order, order_row, order_start, order_end, h_scan = presorted, 0, start, end, -1
+        hist_scan = False
+        h_src, h_src_off, h_cnt, h_coff, h_counts_in_hist = hist, 0, hcount, 0, False
         if kind[f] == KIND_PRESORTED:
             r = presort_row[f]
             if codes[f, presorted[r, start]] == codes[f, presorted[r, end - 1]]:
                 constant = True
             else:
-                gain, lo, hi = scan_sorted(presorted, r, start, end, codes, codes_t, f, -1, y_cls,
-                                           y_val, w, task, width, criterion, nv, poff, weight,
-                                           parent_mass, min_samples_leaf, left, right)
+                sorted_scan = True
+                order_row = r
         elif (kind[f] == KIND_HISTOGRAM and nc * width > 2 * n_node and nc <= 4 * n_node
               and unit_weights and task != TASK_REGRESSION):
             # Few samples for many codes: sorting the node's samples beats any histogram. The
@@ -220,9 +224,8 @@ def find_best_test(node, ni, nf, nv, const_pool, blocks, block_counts, block_siz
                 else:
                     argsort_node(samples, start, end, codes, codes_t, f, h_f, sort_keys,
                                  sort_out, perm_buf, perm_scratch)
-                gain, lo, hi = scan_sorted(sort_out, 0, 0, n_node, codes, codes_t, f, h_f, y_cls,
-                                           y_val, w, task, width, criterion, nv, poff, weight,
-                                           parent_mass, min_samples_leaf, left, right)
+                sorted_scan = True
+                order, order_start, order_end, h_scan = sort_out, 0, n_node, h_f
         else:
             in_block = block_row >= 0 and block_slot[f] >= 0
             if in_block:
@@ -230,48 +233,57 @@ def find_best_test(node, ni, nf, nv, const_pool, blocks, block_counts, block_siz
                 hoff = block_row * block_size + hist_offset[h]
                 coff = block_row * count_size + count_offset[h]
                 if kind[f] == KIND_HISTOGRAM:
-                    gain, lo, hi, n_present = scan_histogram(
-                        blocks, hoff, block_counts, coff, unit_weights, nc, n_node, task, width,
-                        criterion, nv, poff, weight, parent_mass, min_samples_leaf, left, right)
-                    constant = n_present <= 1
+                    hist_scan = True
+                    h_src, h_src_off, h_cnt, h_coff = blocks, hoff, block_counts, coff
+                    h_counts_in_hist = unit_weights
                 elif unit_weights:
                     counts_from_stats(blocks, hoff, nc, width, task, hcount)
                     coff = 0
             else:
                 fill_histogram(samples, start, end, codes, codes_t, f, block_slot[f], y_cls,
                                y_val, w, task, width, hist, hcount, nc)
-                if kind[f] == KIND_HISTOGRAM:
-                    gain, lo, hi, n_present = scan_histogram(
-                        hist, 0, hcount, 0, False, nc, n_node, task, width, criterion, nv, poff,
-                        weight, parent_mass, min_samples_leaf, left, right)
-                    constant = n_present <= 1
+                hist_scan = kind[f] == KIND_HISTOGRAM
             if kind[f] == KIND_CATEGORICAL:
-                if in_block:
-                    src = blocks
-                    src_off = hoff
-                    cnt = block_counts if not unit_weights else hcount
-                else:
-                    src = hist
-                    src_off = 0
-                    cnt = hcount
-                    coff = 0
-                n_present = 0
-                for b in range(nc):
-                    if cnt[coff + b] > 0:
-                        n_present += 1
-                        if n_present > 1:
-                            break
-                if n_present <= 1:
+                if cat_keys is None:
+                    # No categorical feature in the data (the caller passes cat_keys=None): this
+                    # never runs, and numba compiles the kernel without the categorical search.
                     constant = True
-                elif multiway:
-                    gain, n_children = best_multiway(src, src_off, cnt, coff, nc, width, task,
-                                                     criterion, parent_mass, min_samples_leaf,
-                                                     slot_map)
                 else:
-                    gain, n_children = best_binary_subset(
-                        src, src_off, cnt, coff, nc, n_node, width, task, criterion, nv, poff,
-                        parent_mass, min_samples_leaf, left, right, slot_map, present, cat_keys,
-                        in_left, order_buf, best_order_buf, perm_buf, perm_scratch)
+                    if in_block:
+                        src = blocks
+                        src_off = hoff
+                        cnt = block_counts if not unit_weights else hcount
+                    else:
+                        src = hist
+                        src_off = 0
+                        cnt = hcount
+                        coff = 0
+                    n_present = 0
+                    for b in range(nc):
+                        if cnt[coff + b] > 0:
+                            n_present += 1
+                            if n_present > 1:
+                                break
+                    if n_present <= 1:
+                        constant = True
+                    elif multiway:
+                        gain, n_children = best_multiway(src, src_off, cnt, coff, nc, width, task,
+                                                         criterion, parent_mass, min_samples_leaf,
+                                                         slot_map)
+                    else:
+                        gain, n_children = best_binary_subset(
+                            src, src_off, cnt, coff, nc, n_node, width, task, criterion, nv, poff,
+                            parent_mass, min_samples_leaf, left, right, slot_map, present, cat_keys,
+                            in_left, order_buf, best_order_buf, perm_buf, perm_scratch)
+        if sorted_scan:
+            gain, lo, hi = scan_sorted(order, order_row, order_start, order_end, codes, codes_t, f,
+                                       h_scan, y_cls, y_val, w, task, width, criterion, nv, poff,
+                                       weight, parent_mass, min_samples_leaf, left, right)
+        elif hist_scan:
+            gain, lo, hi, n_present = scan_histogram(
+                h_src, h_src_off, h_cnt, h_coff, h_counts_in_hist, nc, n_node, task, width,
+                criterion, nv, poff, weight, parent_mass, min_samples_leaf, left, right)
+            constant = n_present <= 1
         if constant:
             const_pool[const_row, f] = 1
             continue

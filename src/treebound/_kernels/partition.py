@@ -7,9 +7,7 @@ stay sorted inside every child segment and children occupy consecutive sub-segme
 
 from __future__ import annotations
 
-from numba import njit
-
-from treebound._config import NO_NRT_JIT_OPTIONS
+from treebound._config import NO_NRT_JIT_OPTIONS, njit
 
 
 @njit(**NO_NRT_JIT_OPTIONS)

@@ -10,9 +10,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
-from treebound._config import JIT_OPTIONS
+from treebound._config import JIT_OPTIONS, njit
 
 NEG_INF = -np.inf
 
@@ -243,7 +242,10 @@ def log_prefix_rows(log_table, start):
     """
     out = np.full(log_table.shape, NEG_INF)
     for r in range(2, log_table.shape[0]):
-        out[r] = log_cumsum(log_table[r], start)
+        row = log_cumsum(log_table[r], start)
+        # an element loop: a row assignment compiles numba's broadcasting (seconds, first run)
+        for j in range(row.shape[0]):
+            out[r, j] = row[j]
     return out
 
 

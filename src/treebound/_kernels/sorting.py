@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from numba import njit
-
-from treebound._config import NO_NRT_JIT_OPTIONS
+from treebound._config import NO_NRT_JIT_OPTIONS, njit
 
 
 @njit(**NO_NRT_JIT_OPTIONS)

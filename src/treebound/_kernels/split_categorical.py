@@ -20,9 +20,8 @@ the node go to the child holding the most training weight. Functions return
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
-from treebound._config import NO_NRT_JIT_OPTIONS
+from treebound._config import NO_NRT_JIT_OPTIONS, njit
 from treebound._kernels.criteria import TASK_REGRESSION, stats_mass, stats_weight
 from treebound._kernels.sorting import stable_argsort
 

@@ -13,9 +13,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
-from treebound._config import JIT_OPTIONS
+from treebound._config import JIT_OPTIONS, njit
 
 NEG_INF = -np.inf
 

@@ -78,7 +78,9 @@ def certify(
     from treebound.certificates import certify as certify_model
     from treebound.cli._core import train_test_rows
     from treebound.cli._data import DataFileError, read_table, select_features, split_target
+    from treebound.cli._notes import announce_compilation
 
+    announce_compilation(("prediction", "theory"))
     if rows not in ("train", "test"):
         _fail(f"--rows must be train or test, got {rows!r}")
     if method not in METHODS:

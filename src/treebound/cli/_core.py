@@ -78,6 +78,11 @@ def fit(
         model = DecisionTreeClassifier(criterion=criterion or "gini", **params)
     else:
         model = DecisionTreeRegressor(criterion=criterion or "squared_error", **params)
+    from treebound.cli._notes import announce_compilation
+
+    announce_compilation(("growth", "prediction")
+                         + (("bound pruning",) if pruning == "bound" else ()),
+                         background=("bound pruning",))
     try:
         X_train, X_test, y_train, y_test = train_test_rows(X, y, task, test_size, seed)
         model.fit(X_train, y_train)
@@ -180,8 +185,10 @@ def demo(
     seed: Annotated[int, typer.Option(help="Seed of the train/test split.")] = 0,
 ):
     """The main job in a minute, on scikit-learn's bundled breast-cancer data."""
+    from treebound.cli._notes import announce_compilation
     from treebound.experiments.demo import run_demo
 
+    announce_compilation(("growth", "prediction", "bound pruning"), background=("bound pruning",))
     run_demo(seed=seed)
 
 

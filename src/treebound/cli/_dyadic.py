@@ -55,6 +55,7 @@ def _run(data_dir: Path, datasets, models, speed: bool, out: Path | None) -> Non
     from rich.console import Console
     from rich.table import Table
 
+    from treebound.cli._notes import announce_compilation
     from treebound.experiments.dyadic import (
         DATASETS,
         DEFAULT_DATASETS,
@@ -73,6 +74,7 @@ def _run(data_dir: Path, datasets, models, speed: bool, out: Path | None) -> Non
         if unknown:
             raise typer.BadParameter(f"unknown {kind}(s) {unknown}; choose from {list(known)}")
     console = Console()
+    announce_compilation(("growth", "prediction", "dyadic"))
     rows = results_table(run_benchmark(data_dir, datasets, models, progress=True))
     sections = [("Accuracy, leaves and fit time", rows)]
     if speed:

@@ -24,6 +24,7 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
         from rich.console import Console
         from rich.table import Table
 
+        from treebound.cli._notes import announce_compilation
         from treebound.theory import (
             PartitioningCache,
             TreeStructure,
@@ -33,6 +34,7 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
             vcdim_upper_bound,
         )
 
+        announce_compilation(("theory",))
         try:
             shape = TreeStructure.parse(structure)
             cache = PartitioningCache()

@@ -3,7 +3,8 @@
 Each area of the library keeps its commands in its own module under ``treebound.cli`` with a
 ``register(app, bench_app)`` function; this file only assembles them, so areas never edit each
 other's command code. Modules import heavy dependencies inside the command bodies to keep
-``treebound --help`` fast.
+``treebound --help`` fast, and call ``treebound.cli._notes.announce_compilation`` before work
+that needs compiled kernels (one line on a first run, nothing once they are cached).
 """
 
 from __future__ import annotations
@@ -24,6 +25,19 @@ bench_app = typer.Typer(
     no_args_is_help=True,
 )
 app.add_typer(bench_app, name="bench")
+
+
+@app.callback()
+def _options(
+    quiet: bool = typer.Option(
+        False, "--quiet", "-q",
+        help="No progress notes on stderr (such as the first run's kernel compilation)."),
+) -> None:
+    """Decision trees whose size is chosen by learning theory instead of cross-validation."""
+    from treebound.cli import _notes
+
+    _notes.QUIET = quiet
+
 
 #: Modules that contribute commands (each defines ``register(app, bench_app)``).
 COMMAND_MODULES: tuple[str, ...] = (

@@ -20,7 +20,6 @@ import itertools
 import math
 
 import numpy as np
-import scipy.fft
 
 from treebound._kernels.partitioning import (
     constant_weight_sums,
@@ -184,6 +183,8 @@ def tilted_fft_convolutions(F, G, left_leaves, right_leaves, n_parts_max, m_star
     spectra of all output rows ``c`` are combined in a kernel, which also sums ``E`` per row
     ``c`` with the same weights, and inverted by one batched transform.
     """
+    import scipy.fft  # ~0.3 s to import: loaded only when a sum needs the FFT
+
     C = n_parts_max
     n_out = m_end - m_start + 1
     out = np.full((C + 1, n_out), -np.inf)
