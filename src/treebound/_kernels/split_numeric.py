@@ -77,8 +77,6 @@ def scan_sorted(order, order_row, start, end, codes, codes_t, f, h, y_cls, y_val
         if not regression:
             if criterion == GINI:
                 sq_right += right[k] * right[k]
-            elif criterion == ENTROPY:
-                xl_right += xlog2x(right[k])
     weight_left = 0.0
     sum_y = parent[parent_off + 1] if regression else 0.0
     sum_y_left = 0.0
@@ -96,9 +94,6 @@ def scan_sorted(order, order_row, start, end, codes, codes_t, f, h, y_cls, y_val
             if criterion == GINI:
                 sq_left += ws * (2.0 * cl + ws)
                 sq_right += ws * (ws - 2.0 * cr)
-            elif criterion == ENTROPY:
-                xl_left += xlog2x(cl + ws) - xlog2x(cl)
-                xl_right += xlog2x(cr - ws) - xlog2x(cr)
             left[k] = cl + ws
             right[k] = cr - ws
         n_left = i - start + 1
@@ -118,7 +113,10 @@ def scan_sorted(order, order_row, start, end, codes, codes_t, f, h, y_cls, y_val
                 if parent_weight > 0.0:
                     gain -= sum_y * sum_y / parent_weight
             else:
-                if criterion == GINI or criterion == ENTROPY:
+                # Entropy is computed from the count vectors at each cut: running sums of
+                # c log c would depend on the order of rows sharing a value (exact ties between
+                # tests would then break differently when the rows are permuted).
+                if criterion == GINI:
                     child = _incremental_child_mass(criterion, weight_left, weight_right,
                                                     sq_left, sq_right, xl_left, xl_right)
                 else:
@@ -366,8 +364,6 @@ def scan_sorted_local(order, keys, node_y, n, width, criterion, parent, parent_o
         right[k] = parent[parent_off + k]
         if criterion == GINI:
             sq_right += right[k] * right[k]
-        elif criterion == ENTROPY:
-            xl_right += xlog2x(right[k])
     weight_left = 0.0
     code_here = keys[order[0]]
     for p in range(n - 1):
@@ -378,9 +374,6 @@ def scan_sorted_local(order, keys, node_y, n, width, criterion, parent, parent_o
         if criterion == GINI:
             sq_left += 2.0 * cl + 1.0
             sq_right += 1.0 - 2.0 * cr
-        elif criterion == ENTROPY:
-            xl_left += xlog2x(cl + 1.0) - xlog2x(cl)
-            xl_right += xlog2x(cr - 1.0) - xlog2x(cr)
         left[k] = cl + 1.0
         right[k] = cr - 1.0
         n_left = p + 1
@@ -389,7 +382,7 @@ def scan_sorted_local(order, keys, node_y, n, width, criterion, parent, parent_o
         code_next = keys[order[p + 1]]
         if n_left >= min_samples_leaf and code_here != code_next:
             weight_right = parent_weight - weight_left
-            if criterion == GINI or criterion == ENTROPY:
+            if criterion == GINI:  # entropy from the counts (see scan_sorted)
                 child = _incremental_child_mass(criterion, weight_left, weight_right, sq_left,
                                                 sq_right, xl_left, xl_right)
             else:
