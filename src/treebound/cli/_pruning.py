@@ -32,11 +32,13 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
         max_leaves: Annotated[int, typer.Option(
             min=0, help="Leaf budget of the grown trees (0: grow to purity).")] = 40,
         protocols: Annotated[str, typer.Option(
-            help="Growth orders, comma-separated: purest_children (the paper's code), "
-            "top_down.")] = "purest_children,top_down",
+            help="Comma-separated: purest_children (the paper's code), top_down (growth "
+            "orders of the shared tree), defaults (the no-argument bound-pruned classifier "
+            "beside scikit-learn CART + CCP CV).")] = "purest_children,top_down,defaults",
         models: Annotated[str | None, typer.Option(
             help="Comma-separated models (default all: original, ccp_cv, ccp_cv_1se, "
-            "ccp_cv_paper, mcart_cv, bound, bound_paper, srm, reduced_error).")] = None,
+            "ccp_cv_paper, mcart_cv, bound, bound_paper, srm, reduced_error; defaults, "
+            "sklearn_ccp_cv in the defaults protocol).")] = None,
         jobs: Annotated[int, typer.Option(min=1, help="Parallel worker processes (joblib).")] = 1,
         scheduler: Annotated[str | None, typer.Option(
             help="Dask scheduler address (e.g. tcp://host:8786): run the grid on that cluster.")
