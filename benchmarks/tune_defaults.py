@@ -169,6 +169,12 @@ def bound_report(rows, seconds, command) -> str:
         lines.append(f"| `{m}` | {np.mean(diffs):+.2f} | {min(diffs):+.2f} | "
                      f"{np.mean(leaves):.1f} | {max(secs):.2f} |" if diffs else
                      f"| `{m}` | (reference) | | {np.mean(leaves):.1f} | {max(secs):.2f} |")
+    slowest = {m: max(s for k, v in table.items() if k[2] == m for _, _, s in v) for m in models}
+    fast = [m for m in models if m != reference and slowest[m] <= 10.0]
+    if fast:
+        best = max(fast, key=lambda m: np.mean(per_model[m]))
+        lines += ["", "Decision rule: the candidate with the best mean difference among those "
+                      f"whose slowest fit took at most 10 s: **`{best}`**."]
     return "\n".join(lines) + "\n"
 
 

@@ -40,6 +40,8 @@ def test_folds_follow_the_rows_and_are_stratified(seed, n, k):
     for label in np.unique(y):
         counts = np.bincount(folds[y == label], minlength=k)
         assert counts.max() - counts.min() <= 1
+    sizes = np.bincount(folds, minlength=k)
+    assert sizes.max() - sizes.min() <= 1
 
 
 def _oracle(X, y, scales, fit_predict):
@@ -118,12 +120,20 @@ def test_descent_stops_at_the_cell_budget_and_the_refit_falls_back():
 def test_fold_count_follows_the_size_and_the_smallest_class():
     assert n_folds_for(np.array([0, 1] * 50)) == 5
     assert n_folds_for(np.array([0, 1] * 3000)) == 3
-    assert n_folds_for(np.array([0] * 100 + [1] * 4)) == 4
+    assert n_folds_for(np.array([0] * 100 + [1])) == 5  # a rare class does not cut the folds
+    assert n_folds_for(np.array([0, 1, 1, 0, 1, 0, 1])) == 3
 
 
-def test_too_few_rows_per_class_use_the_largest_scale():
-    X = np.array([[0.0], [1.0], [2.0], [3.0]])
-    model = DyadicTreeClassifier().fit(X, [0, 0, 0, 1])
+def test_a_rare_class_does_not_switch_the_cv_off():
+    X, y = _noisy_square(300, 9)
+    y[0] = 2  # one row of a third class
+    model = DyadicTreeClassifier(max_resolution=4).fit(X, y)
+    assert all(a is not None for _, a in model.cv_scores_[:2])
+
+
+def test_too_few_rows_use_the_largest_scale():
+    X = np.array([[0.0], [1.0], [2.0]])
+    model = DyadicTreeClassifier().fit(X, [0, 0, 1])
     assert model.penalty_scale_ == 1.0
     assert all(a is None for _, a in model.cv_scores_)
 

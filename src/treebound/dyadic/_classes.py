@@ -45,9 +45,10 @@ class DyadicTreeClassifier(TreeClassifierMixin, ClassifierMixin, BaseDecisionTre
     ----------
     max_resolution : int, "auto" or None, default="auto"
         ``L``, the most splits of one coordinate on a path (cells down to side ``2**-L``).
-        ``"auto"`` uses ``L = ceil(2 log2(n / ln n) / d)``, at least 1 and at most the ``None``
-        value (``treebound.dyadic.auto_resolution``): as fine as ``None`` for d <= 2, coarser
-        beyond, so that the search at the small scales cross-validation picks stays fast.
+        ``"auto"`` uses ``L = ceil(2 log2(n / ln n) / d)``, at least 1, at most the ``None``
+        value and at most ``20 // d`` (``treebound.dyadic.auto_resolution``): as fine as
+        ``None`` for d <= 2, coarser beyond, so that the search at the small scales
+        cross-validation picks stays fast.
         ``None`` (the default before ``"auto"``) uses ``L = max(1, floor(log2(n / ln n)))``,
         i.e. ``M ≍ n / log n``: the choice of Theorems 7 and 8 and section VII, with which the
         penalized DDT adapts at once to the noise level, the data's intrinsic dimension,

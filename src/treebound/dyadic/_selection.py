@@ -26,7 +26,7 @@ __all__ = ["DEFAULT_PENALTY_SCALES", "N_FOLDS", "ScaleSelection", "n_folds_for",
 #: Candidate scales of ``penalty_scale="cv"``, tried from the largest down (tuning runs in
 #: ``benchmarks/results/defaults_tuning_dyadic.md``).
 DEFAULT_PENALTY_SCALES = (1.0, 0.3, 0.1, 0.03, 0.01)
-#: Folds of the cross-validation (fewer when the smallest class has fewer rows) ...
+#: Folds of the cross-validation (fewer on tiny data) ...
 N_FOLDS = 5
 #: ... and above this many rows, when 3 folds of at least 1,667 held-out rows estimate the
 #: accuracy well enough and halve the cost of the selection (d = 5, n = 10,000 in under 10 s).
@@ -34,10 +34,11 @@ N_FOLDS_LARGE, LARGE_N = 3, 5000
 
 
 def n_folds_for(y: np.ndarray) -> int:
-    """Folds for ``len(y)`` rows: 5, 3 above 5,000 rows, at most the smallest class count."""
-    counts = np.bincount(y)
+    """Folds for ``len(y)`` rows: 5, 3 above 5,000 rows, at most ``n // 2`` (so that every
+    fold trains on as many rows as it holds out). A class rarer than the folds is not a
+    reason for fewer: its rows simply miss from some folds' training parts."""
     folds = N_FOLDS if len(y) <= LARGE_N else N_FOLDS_LARGE
-    return int(min(folds, counts[counts > 0].min()))
+    return int(min(folds, len(y) // 2))
 
 
 @dataclass(frozen=True)
@@ -55,8 +56,10 @@ def row_order_free_folds(X: np.ndarray, y: np.ndarray, n_folds: int, seed: int =
 
     Rows are ranked in a canonical order (by class, then lexicographically by feature values);
     within each class a fixed random permutation (``seed``) of the canonical ranks is dealt out
-    to the folds in turn. Permuting the input rows permutes the fold indices with them (equal
-    rows are interchangeable), so the selected scale does not depend on the row order.
+    to the folds in turn, each class starting where the previous one stopped (so that rare
+    classes do not all land in the first folds). Permuting the input rows permutes the fold
+    indices with them (equal rows are interchangeable), so the selected scale does not depend
+    on the row order.
 
     >>> X = np.array([[0.3], [0.1], [0.2], [0.4]]); y = np.array([0, 0, 1, 1])
     >>> folds = row_order_free_folds(X, y, 2)
@@ -67,9 +70,11 @@ def row_order_free_folds(X: np.ndarray, y: np.ndarray, n_folds: int, seed: int =
     order = np.lexsort(keys)  # by class, then by X[:, 0], X[:, 1], ...
     folds = np.empty(len(y), dtype=np.int64)
     rng = np.random.default_rng(seed)
+    start = 0
     for label in np.unique(y):
         members = order[y[order] == label]
-        folds[members] = rng.permutation(len(members)) % n_folds
+        folds[members] = (start + rng.permutation(len(members))) % n_folds
+        start += len(members)
     return folds
 
 
@@ -80,8 +85,8 @@ def select_penalty_scale(X: np.ndarray, y: np.ndarray, scales,
 
     ``fit_predict(scale, X_train, y_train, X_test)`` fits on one fold and predicts the other;
     an exception for which ``is_budget_error`` is true (the search would exceed its cell
-    budget) ends the descent. With fewer than 2 rows in some class there is nothing to
-    cross-validate: the largest scale is returned.
+    budget) ends the descent. With fewer than 4 rows there is nothing to cross-validate: the
+    largest scale is returned.
     """
     ordered = tuple(sorted((float(s) for s in scales), reverse=True))
     accuracy = [np.nan] * len(ordered)

@@ -186,7 +186,8 @@ MODELS: dict[str, BenchModel] = {
     "ddt_defaults": BenchModel(
         "free DDT, library defaults", _ddt_defaults,
         note="`DyadicTreeClassifier()`: penalty_scale by 5-fold CV over 1, 0.3, 0.1, 0.03, "
-             "0.01 (largest first, stopping at the first drop), L = ceil(2 log2(n/ln n)/d)"),
+             "0.01 (largest first, stopping at the first drop), L = ceil(2 log2(n/ln n)/d), "
+             "L d <= 20"),
     "free_ddt": BenchModel("free DDT, theory", _free_ddt,
                            note="penalty_scale = 1, L = floor(log2(n/ln n)) (M ≍ n/log n): the "
                                 "defaults before issue 13"),
