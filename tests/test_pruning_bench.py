@@ -171,3 +171,12 @@ def test_cli_bench_pruning_and_errors(data_dir, tmp_path):
     bad = runner.invoke(app, ["bench", "pruning", "--data-dir", str(data_dir), "--models",
                               "magic", "--out", str(out)])
     assert bad.exit_code == 2 and "unknown models" in bad.output
+
+
+def test_appending_with_new_columns_rewrites_an_older_csv(tmp_path):
+    from treebound.experiments.grid import append_rows
+
+    path = tmp_path / "runs.csv"
+    append_rows(path, [{"a": 1, "b": 2}], ["a", "b"])
+    append_rows(path, [{"a": 3, "b": 4, "c": 5}], ["a", "b", "c"])
+    assert read_rows(path) == [{"a": "1", "b": "2", "c": ""}, {"a": "3", "b": "4", "c": "5"}]

@@ -57,6 +57,8 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
         ] = None,
     ) -> None:
         """Leboeuf et al. (2020) Table 1: original, CART-CV, M-CART, bound, SRM, reduced error."""
+        import sys
+
         from treebound.experiments.pruning_bench import MODELS, run_benchmark
 
         ref = _reference_dir(data_dir, reference)
@@ -67,7 +69,8 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
                           protocols=tuple(_split_names(protocols) or ()),
                           models=tuple(_split_names(models) or MODELS), jobs=jobs,
                           scheduler=scheduler, resume=resume, out_md=out, out_csv=csv,
-                          plot=plot, paper_csv=paper_csv, echo=typer.echo)
+                          plot=plot, paper_csv=paper_csv, echo=typer.echo,
+                          command="treebound " + " ".join(sys.argv[1:]))
         except (ValueError, ImportError) as exc:
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(code=2) from None

@@ -219,7 +219,7 @@ def default_datasets(data_dir, max_rows: int = 10_000) -> list[str]:
 def run_benchmark(data_dir, *, datasets=None, n_splits=25, max_leaves=40,
                   protocols=PROTOCOLS, models=MODELS, jobs=1, scheduler=None, resume=False,
                   out_md="benchmarks/results/pruning.md", out_csv=None, plot=None,
-                  paper_csv=None, echo=print):
+                  paper_csv=None, echo=print, command=None):
     """Run the grid (resumable through ``out_csv``), then write the Markdown page and plot."""
     from pathlib import Path
 
@@ -251,7 +251,8 @@ def run_benchmark(data_dir, *, datasets=None, n_splits=25, max_leaves=40,
                 "split": "75/25, seeds 10 i + 1", "features": "all real-valued",
                 "datasets": len(names)}
     shown = [m for m in MODELS if m in models]
-    write_pruning_markdown(rows, out_md, paper_csv=paper_csv, models=shown, settings=settings)
+    write_pruning_markdown(rows, out_md, paper_csv=paper_csv, models=shown, settings=settings,
+                           command=command)
     if plot:
         plot_accuracy(rows, plot, models=[m for m in shown if m not in DEFAULTS_MODELS],
                       paper_csv=paper_csv)
