@@ -144,7 +144,12 @@ PRUNED = [(cls, params) for cls, params in CASES
 @given(seed=st.integers(0, 10_000))
 def test_pruned_tree_is_a_subtree_of_the_grown_one(cls, params, seed):
     X, y = _data(seed, cls)
-    grown = cls(**{**params, "pruning": None, "pruning_params": None}).fit(X, y)
+    grown_params = {**params, "pruning": None, "pruning_params": None}
+    if params["pruning"] == "bound" and params.get("max_leaf_nodes", "auto") == "auto":
+        from treebound.tree._classes import auto_leaf_budget
+
+        grown_params["max_leaf_nodes"] = auto_leaf_budget(len(y))  # "auto" = budget with bound
+    grown = cls(**grown_params).fit(X, y)
     pruned = cls(**params).fit(X, y)
     assert pruned.get_n_leaves() <= grown.get_n_leaves()
     assert _is_subtree(grown.tree_, pruned.tree_)

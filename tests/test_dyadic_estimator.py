@@ -271,4 +271,6 @@ def test_bad_parameters_are_named(params, message):
 
 def test_wrong_parameter_types_are_type_errors():
     with pytest.raises(TypeError, match="max_resolution"):
+        DyadicTreeClassifier(max_resolution=[4]).fit(np.eye(4), [0, 1, 0, 1])
+    with pytest.raises(ValueError, match="max_resolution"):  # a string, but not "auto"
         DyadicTreeClassifier(max_resolution="4").fit(np.eye(4), [0, 1, 0, 1])

@@ -88,6 +88,33 @@ def test_pruning_benchmark_writes_tables_plot_and_resumes(data_dir, tmp_path):
     assert len(read_rows(out.with_suffix(".csv"))) == 3 * len(MODELS)
 
 
+def test_defaults_protocol_fits_the_no_argument_classifier_beside_sklearn(data_dir, tmp_path):
+    import math
+
+    from sklearn.model_selection import train_test_split
+
+    from treebound import DecisionTreeClassifier
+
+    out = tmp_path / "defaults.md"
+    rows = run_benchmark(data_dir, datasets=["toy"], n_splits=2, max_leaves=12,
+                         protocols=("top_down", "defaults"), models=("bound", "defaults",
+                                                                      "sklearn_ccp_cv"),
+                         out_md=out, echo=lambda *_: None)
+    mine = [r for r in rows if r["model"] == "defaults"]
+    assert len(mine) == 2 and {r["protocol"] for r in mine} == {"defaults"}
+    assert {r["model"] for r in rows if r["protocol"] == "top_down"} == {"bound"}
+    data = load_dataset(data_dir, "toy")
+    X_tr, X_te, y_tr, y_te = train_test_split(data.X, data.y, test_size=0.25, random_state=1)
+    by_hand = DecisionTreeClassifier(pruning="bound").fit(X_tr, y_tr)
+    first = next(r for r in mine if int(r["split"]) == 0)
+    assert float(first["test_acc"]) == np.mean(by_hand.predict(X_te) == y_te)
+    assert int(first["n_leaves"]) == by_hand.get_n_leaves() <= math.ceil(math.sqrt(len(y_tr)))
+    assert float(first["fit_seconds"]) > 0
+    text = out.read_text()
+    assert "## Protocol `defaults`" in text and "Mean over the 1 datasets of (`defaults`" in text
+    assert "reporting" in text and "## Protocol `top_down`" in text
+
+
 def test_dask_local_cluster_gives_the_same_runs(data_dir, tmp_path):
     distributed = pytest.importorskip("dask.distributed")
     kwargs = {"datasets": ["toy"], "n_splits": 2, "max_leaves": 10,
@@ -144,3 +171,12 @@ def test_cli_bench_pruning_and_errors(data_dir, tmp_path):
     bad = runner.invoke(app, ["bench", "pruning", "--data-dir", str(data_dir), "--models",
                               "magic", "--out", str(out)])
     assert bad.exit_code == 2 and "unknown models" in bad.output
+
+
+def test_appending_with_new_columns_rewrites_an_older_csv(tmp_path):
+    from treebound.experiments.grid import append_rows
+
+    path = tmp_path / "runs.csv"
+    append_rows(path, [{"a": 1, "b": 2}], ["a", "b"])
+    append_rows(path, [{"a": 3, "b": 4, "c": 5}], ["a", "b", "c"])
+    assert read_rows(path) == [{"a": "1", "b": "2", "c": ""}, {"a": "3", "b": "4", "c": "5"}]

@@ -157,3 +157,48 @@ def test_corrupt_pruning_state_is_rejected():
         broken["extra"][field] = bad
         with pytest.raises(ValueError, match=f"extra.{field}"):
             DecisionTreeClassifier.from_dict(broken)
+
+
+# ------------------------------------------------------- default leaf budget ("auto")
+def _tree_arrays(model):
+    return model.to_dict()["tree"]
+
+
+def test_bound_pruning_by_default_grows_sqrt_n_leaves_in_top_down_order():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(400, 3))
+    y = (X[:, 0] + rng.normal(size=400) > 0).astype(int)  # noisy: purity needs many leaves
+    budget = math.ceil(math.sqrt(400))
+    model = DecisionTreeClassifier(pruning="bound").fit(X, y)
+    assert model.max_leaf_nodes == "auto"
+    top_down = DecisionTreeClassifier(growth="top_down", max_leaf_nodes=budget).fit(X, y)
+    assert top_down.get_n_leaves() == budget
+    assert model.pruning_path_[0][0] == budget
+    explicit = DecisionTreeClassifier(growth="top_down", max_leaf_nodes=budget,
+                                      pruning="bound").fit(X, y)
+    assert _tree_arrays(model) == _tree_arrays(explicit)
+    # the default depth_first order under a budget is the top_down order
+    assert _tree_arrays(DecisionTreeClassifier(max_leaf_nodes=budget).fit(X, y)) == \
+        _tree_arrays(top_down)
+
+
+def test_the_old_default_stays_reachable_and_auto_means_no_budget_elsewhere():
+    X, y = load_breast_cancer(return_X_y=True)
+    full = DecisionTreeClassifier().fit(X, y)
+    assert _tree_arrays(full) == _tree_arrays(DecisionTreeClassifier(max_leaf_nodes=None).fit(X, y))
+    pure = DecisionTreeClassifier(pruning="bound", max_leaf_nodes=None).fit(X, y)
+    assert pure.pruning_path_[0][0] == full.get_n_leaves()
+    for method in ("ccp_cv", "srm"):
+        auto = DecisionTreeClassifier(pruning=method, random_state=0).fit(X, y)
+        assert auto.pruning_path_[0][0] == full.get_n_leaves()
+    reg = DecisionTreeRegressor(max_leaf_nodes="auto").fit(*load_diabetes(return_X_y=True))
+    assert reg.get_n_leaves() == DecisionTreeRegressor().fit(
+        *load_diabetes(return_X_y=True)).get_n_leaves()
+
+
+def test_auto_leaf_budget_values():
+    from treebound.tree._classes import auto_leaf_budget
+
+    assert [auto_leaf_budget(n) for n in (1, 4, 5, 100, 101, 6093)] == [2, 2, 3, 10, 11, 79]
+    with pytest.raises(ValueError, match="max_leaf_nodes"):
+        DecisionTreeClassifier(max_leaf_nodes="sqrt").fit([[0.0], [1.0]], [0, 1])

@@ -70,6 +70,8 @@ def test_bad_targets_and_options():
     with pytest.raises(ValueError, match="'max_depth'"):
         DecisionTreeClassifier(max_depth=-1).fit(X, y)
     with pytest.raises(TypeError, match="'max_leaf_nodes'"):
+        DecisionTreeClassifier(max_leaf_nodes=[10]).fit(X, y)
+    with pytest.raises(ValueError, match="'max_leaf_nodes'"):  # a string, but not "auto"
         DecisionTreeClassifier(max_leaf_nodes="10").fit(X, y)
     with pytest.raises(ValueError, match="'criterion'"):
         DecisionTreeRegressor(criterion="gini").fit(X, y)

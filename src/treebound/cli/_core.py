@@ -30,7 +30,9 @@ def fit(
     growth: Annotated[str, typer.Option(help="depth_first, top_down, best_first or "
                                              "purest_children.")] = "depth_first",
     splitter: Annotated[str, typer.Option(help="exact or hist.")] = "exact",
-    max_leaf_nodes: Annotated[int, typer.Option(help="Leaf budget.")] = None,
+    max_leaf_nodes: Annotated[int, typer.Option(
+        help="Leaf budget (default: sqrt(n) leaves with --pruning bound, none otherwise; 0: no "
+             "budget).")] = None,
     max_depth: Annotated[int, typer.Option(help="Depth limit.")] = None,
     min_samples_leaf: Annotated[int, typer.Option(help="Minimum samples per leaf.")] = 1,
     categorical: Annotated[str, typer.Option(
@@ -69,7 +71,8 @@ def fit(
     if not 0.0 <= test_size < 1.0:
         _fail(f"--test-size must be in [0, 1), got {test_size}")
     cat = "auto" if categorical is None else [c.strip() for c in categorical.split(",") if c]
-    params = dict(growth=growth, splitter=splitter, max_leaf_nodes=max_leaf_nodes,
+    budget = "auto" if max_leaf_nodes is None else (max_leaf_nodes or None)
+    params = dict(growth=growth, splitter=splitter, max_leaf_nodes=budget,
                   max_depth=max_depth, min_samples_leaf=min_samples_leaf,
                   categorical_features=cat, categorical_split=categorical_split,
                   pruning=pruning, pruning_params=_parse_pruning_params(pruning_param),

@@ -32,11 +32,13 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
         max_leaves: Annotated[int, typer.Option(
             min=0, help="Leaf budget of the grown trees (0: grow to purity).")] = 40,
         protocols: Annotated[str, typer.Option(
-            help="Growth orders, comma-separated: purest_children (the paper's code), "
-            "top_down.")] = "purest_children,top_down",
+            help="Comma-separated: purest_children (the paper's code), top_down (growth "
+            "orders of the shared tree), defaults (the no-argument bound-pruned classifier "
+            "beside scikit-learn CART + CCP CV).")] = "purest_children,top_down,defaults",
         models: Annotated[str | None, typer.Option(
             help="Comma-separated models (default all: original, ccp_cv, ccp_cv_1se, "
-            "ccp_cv_paper, mcart_cv, bound, bound_paper, srm, reduced_error).")] = None,
+            "ccp_cv_paper, mcart_cv, bound, bound_paper, srm, reduced_error; defaults, "
+            "sklearn_ccp_cv in the defaults protocol).")] = None,
         jobs: Annotated[int, typer.Option(min=1, help="Parallel worker processes (joblib).")] = 1,
         scheduler: Annotated[str | None, typer.Option(
             help="Dask scheduler address (e.g. tcp://host:8786): run the grid on that cluster.")
@@ -55,6 +57,8 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
         ] = None,
     ) -> None:
         """Leboeuf et al. (2020) Table 1: original, CART-CV, M-CART, bound, SRM, reduced error."""
+        import sys
+
         from treebound.experiments.pruning_bench import MODELS, run_benchmark
 
         ref = _reference_dir(data_dir, reference)
@@ -65,7 +69,8 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
                           protocols=tuple(_split_names(protocols) or ()),
                           models=tuple(_split_names(models) or MODELS), jobs=jobs,
                           scheduler=scheduler, resume=resume, out_md=out, out_csv=csv,
-                          plot=plot, paper_csv=paper_csv, echo=typer.echo)
+                          plot=plot, paper_csv=paper_csv, echo=typer.echo,
+                          command="treebound " + " ".join(sys.argv[1:]))
         except (ValueError, ImportError) as exc:
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(code=2) from None

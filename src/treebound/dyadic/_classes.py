@@ -8,16 +8,19 @@ import numpy as np
 from sklearn.base import ClassifierMixin
 from sklearn.utils.validation import validate_data
 
-from treebound._validation import Interval, Options
+from treebound._validation import InstanceOf, Interval, Options
 from treebound.dyadic._scaling import MAX_RESOLUTION, DyadicScaling
 from treebound.dyadic._search import (
     PENALTIES,
     VARIANTS,
+    CellBudgetExceeded,
     DyadicSettings,
     DyadicTreeArrays,
+    auto_resolution,
     default_resolution,
     fit_dyadic_tree,
 )
+from treebound.dyadic._selection import DEFAULT_PENALTY_SCALES, select_penalty_scale
 from treebound.tree._classes import BaseDecisionTree, TreeClassifierMixin, _check_two_dimensional
 from treebound.tree._encoding import FeatureEncoder, column_names, resolve_categorical
 from treebound.tree._storage import Tree
@@ -26,7 +29,7 @@ from treebound.tree._storage import Tree
 #: most a few minutes of search on tens of thousands of examples.
 DEFAULT_MAX_CELLS = 2_000_000
 
-_EXTRA_FLOATS = ("objective_", "empirical_risk_", "penalty_", "delta_")
+_EXTRA_FLOATS = ("objective_", "empirical_risk_", "penalty_", "delta_", "penalty_scale_")
 _EXTRA_INTS = ("resolution_", "n_cells_evaluated_")
 
 
@@ -40,15 +43,20 @@ class DyadicTreeClassifier(TreeClassifierMixin, ClassifierMixin, BaseDecisionTre
 
     Parameters
     ----------
-    max_resolution : int or None, default=None
+    max_resolution : int, "auto" or None, default="auto"
         ``L``, the most splits of one coordinate on a path (cells down to side ``2**-L``).
-        ``None`` uses ``L = max(1, floor(log2(n / ln n)))``, i.e. ``M ≍ n / log n``: the choice
-        of Theorems 7 and 8 and section VII, with which the penalized DDT adapts at once to the
-        noise level, the data's intrinsic dimension, irrelevant features and boundary
-        smoothness. Theorem 6 (noise level in full dimension) uses the coarser
-        ``M ≍ (n / log n)^{1/d}``: ``treebound.dyadic.theorem6_resolution(n, d)``. Finer
-        resolutions cost the search little at ``penalty_scale=1`` (deep cells are provably
-        leaves) but much more at small scales.
+        ``"auto"`` uses ``L = ceil(2 log2(n / ln n) / d)``, at least 1, at most the ``None``
+        value and at most ``20 // d`` (``treebound.dyadic.auto_resolution``): as fine as
+        ``None`` for d <= 2, coarser beyond, so that the search at the small scales
+        cross-validation picks stays fast.
+        ``None`` (the default before ``"auto"``) uses ``L = max(1, floor(log2(n / ln n)))``,
+        i.e. ``M ≍ n / log n``: the choice of Theorems 7 and 8 and section VII, with which the
+        penalized DDT adapts at once to the noise level, the data's intrinsic dimension,
+        irrelevant features and boundary smoothness. Theorem 6 (noise level in full dimension)
+        uses the coarser ``M ≍ (n / log n)^{1/d}``:
+        ``treebound.dyadic.theorem6_resolution(n, d)``. Finer resolutions cost the search
+        little at ``penalty_scale=1`` (deep cells are provably leaves) but much more at small
+        scales.
     penalty : {"spatially_adaptive", "square_root"}, default="spatially_adaptive"
         ``Φ_n`` of Eq. (9), a sum over leaves of
         ``sqrt(2 p'_A ([A] ln 2 + ln(2/δ)) / n)`` with ``[A] = 2j + 1 + j log2 d`` bits for a leaf
@@ -61,9 +69,18 @@ class DyadicTreeClassifier(TreeClassifierMixin, ClassifierMixin, BaseDecisionTre
         (grow only cells holding two classes, then prune bottom-up, section VI-A).
     delta : float in (0, 1] or None, default=None
         Confidence parameter of the penalty; ``None`` uses ``δ = 1/n`` (Remark 3).
-    penalty_scale : float >= 0, default=1.0
-        Multiplies the penalty. The theory's constant is 1 (Theorem 2 holds for it); smaller
-        values give larger trees but make the free search much slower.
+    penalty_scale : "cv", float >= 0 or list of floats, default="cv"
+        Multiplies the penalty. ``1.0`` is the theory's constant: Theorem 2 (the oracle
+        inequality) and the rates of Theorems 6-8 hold for it, but at a few thousand rows it
+        usually leaves a single leaf or two. ``"cv"`` (default) chooses the scale among
+        ``treebound.dyadic.DEFAULT_PENALTY_SCALES`` = (1, 0.3, 0.1, 0.03, 0.01) by stratified
+        cross-validation (5 folds; 3 above 5,000 rows), as the DDT experiments of the
+        literature do (Blanchard, Schäfer, Rozenholc & Müller 2007): the scales are tried from
+        the largest down, stopping at the first one whose CV accuracy falls below the best so
+        far or whose search exceeds ``max_cells``; the folds depend on the data, not on the row
+        order. A list of scales cross-validates those instead. Smaller scales give larger
+        trees and cost the free search more cells. The guarantee of Theorem 2 is for a fixed
+        scale: with ``"cv"`` the tree is chosen like any cross-validated model.
     max_cells : int, default=2_000_000
         Budget of one search: the free DDT search stores one memo entry (about 50 bytes) per
         dyadic cell it solves, the cyclic one grows one node per cell. Fitting raises
@@ -87,6 +104,11 @@ class DyadicTreeClassifier(TreeClassifierMixin, ClassifierMixin, BaseDecisionTre
     n_cells_evaluated_ : int
         Free: cells the search stored (solved exactly or bounded), summed over searches.
         Cyclic: nodes of the grown tree T_INIT.
+    penalty_scale_ : float
+        The scale used: ``penalty_scale`` itself, or the one chosen by cross-validation.
+    cv_scores_ : list of [float, float or None]
+        ``[scale, CV accuracy]`` of every candidate scale, largest first (``None``: not
+        evaluated, below the stopping point); empty for a fixed ``penalty_scale``.
     resolution_ : int
         ``L`` used. ``delta_``: δ used.
     data_min_, data_range_ : ndarray
@@ -113,16 +135,17 @@ class DyadicTreeClassifier(TreeClassifierMixin, ClassifierMixin, BaseDecisionTre
     """
 
     _parameter_constraints = {
-        "max_resolution": [None, Interval(int, 0, MAX_RESOLUTION)],
+        "max_resolution": [None, Interval(int, 0, MAX_RESOLUTION), Options(("auto",))],
         "penalty": [Options(PENALTIES)],
         "variant": [Options(VARIANTS)],
         "delta": [None, Interval(float, 0.0, 1.0, "right")],
-        "penalty_scale": [Interval(float, 0.0, None)],
+        "penalty_scale": [Interval(float, 0.0, None), Options(("cv",)),
+                          InstanceOf((list, tuple), "a list of candidate scales")],
         "max_cells": [Interval(int, 1, None)],
     }
 
-    def __init__(self, *, max_resolution=None, penalty="spatially_adaptive", variant="free",
-                 delta=None, penalty_scale=1.0, max_cells=DEFAULT_MAX_CELLS):
+    def __init__(self, *, max_resolution="auto", penalty="spatially_adaptive", variant="free",
+                 delta=None, penalty_scale="cv", max_cells=DEFAULT_MAX_CELLS):
         self.max_resolution = max_resolution
         self.penalty = penalty
         self.variant = variant
@@ -150,27 +173,36 @@ class DyadicTreeClassifier(TreeClassifierMixin, ClassifierMixin, BaseDecisionTre
     def fit(self, X, y):
         """Fit the optimal DDT of Eq. (1) on ``X`` (numeric) and class labels ``y``."""
         self._validate_stored_params()
+        candidates = self._candidate_scales()
         X_enc = self._encode_fit(X)
         y_enc = self._encode_target(y, X_enc.shape[0])
-        n_samples, n_features = X_enc.shape
-        resolution = (default_resolution(n_samples) if self.max_resolution is None
-                      else int(self.max_resolution))
-        scaling, varying = DyadicScaling.fit(X_enc, resolution)
-        settings = DyadicSettings(
-            resolution=resolution,
-            variant=self.variant,
-            penalty=self.penalty,
-            delta=float(self.delta) if self.delta is not None else 1.0 / n_samples,
-            penalty_scale=float(self.penalty_scale),
-            max_cells=int(self.max_cells),
-        )
-        arrays = fit_dyadic_tree(scaling.grid(X_enc), y_enc, len(self.classes_), varying,
-                                 settings)
-        self.tree_ = build_tree(arrays, scaling)
+        n_samples = X_enc.shape[0]
+        if self.max_resolution == "auto":
+            resolution = auto_resolution(n_samples, X_enc.shape[1])
+        elif self.max_resolution is None:
+            resolution = default_resolution(n_samples)
+        else:
+            resolution = int(self.max_resolution)
+        self.cv_scores_ = []
+        if candidates is None:
+            fitted, arrays, settings = self._fit_arrays(X_enc, y_enc, resolution,
+                                                        float(self.penalty_scale))
+            scale = float(self.penalty_scale)
+        else:
+            selection = select_penalty_scale(
+                X_enc, y_enc, candidates,
+                lambda s, X_tr, y_tr, X_te: self._fit_arrays(X_tr, y_tr, resolution, s)[0]
+                .predict_indices(X_te),
+                lambda exc: isinstance(exc, CellBudgetExceeded))
+            self.cv_scores_ = [[s, None if math.isnan(a) else a]
+                               for s, a in zip(selection.scales, selection.accuracy, strict=True)]
+            scale, (fitted, arrays, settings) = self._refit(X_enc, y_enc, resolution, selection)
+        self.tree_ = fitted.tree
+        self.penalty_scale_ = scale
         self.resolution_ = resolution
         self.delta_ = settings.delta
-        self.data_min_ = scaling.data_min
-        self.data_range_ = scaling.data_range
+        self.data_min_ = fitted.scaling.data_min
+        self.data_range_ = fitted.scaling.data_range
         self.objective_ = arrays.objective
         self.empirical_risk_ = arrays.empirical_risk
         self.penalty_ = arrays.penalty
@@ -180,15 +212,72 @@ class DyadicTreeClassifier(TreeClassifierMixin, ClassifierMixin, BaseDecisionTre
         self.certificate_ = fit_certificate(self, X_enc, y_enc)
         return self
 
+    def _refit(self, X_enc, y_enc, resolution, selection):
+        """Fit on all the data at the chosen scale; if that search exceeds ``max_cells`` (the
+        folds held fewer rows), at the next larger scale instead."""
+        chosen = selection.scales.index(selection.scale)
+        for i in range(chosen, -1, -1):
+            try:
+                return selection.scales[i], self._fit_arrays(X_enc, y_enc, resolution,
+                                                             selection.scales[i])
+            except CellBudgetExceeded:
+                if i == 0:
+                    raise
+        raise AssertionError("unreachable")
+
+    def _candidate_scales(self) -> tuple[float, ...] | None:
+        """The scales to cross-validate, or None for one fixed ``penalty_scale``."""
+        scale = self.penalty_scale
+        if isinstance(scale, str):
+            return DEFAULT_PENALTY_SCALES
+        if isinstance(scale, list | tuple):
+            ok = len(scale) > 0 and all(
+                isinstance(s, int | float) and not isinstance(s, bool) and math.isfinite(s)
+                and s >= 0 for s in scale)
+            if not ok:
+                raise ValueError(f"{type(self).__name__} parameter 'penalty_scale' given as a "
+                                 "list must hold one or more finite floats >= 0; got "
+                                 f"{scale!r}")
+            return tuple(float(s) for s in scale)
+        return None
+
+    def _fit_arrays(self, X_enc, y_enc, resolution, scale):
+        """One DDT at a fixed scale on encoded data: (fitted cells, node arrays, settings)."""
+        n_samples = X_enc.shape[0]
+        scaling, varying = DyadicScaling.fit(X_enc, resolution)
+        settings = DyadicSettings(
+            resolution=resolution,
+            variant=self.variant,
+            penalty=self.penalty,
+            delta=float(self.delta) if self.delta is not None else 1.0 / n_samples,
+            penalty_scale=float(scale),
+            max_cells=int(self.max_cells),
+        )
+        arrays = fit_dyadic_tree(scaling.grid(X_enc), y_enc, len(self.classes_), varying,
+                                 settings)
+        return _FittedCells(build_tree(arrays, scaling), scaling), arrays, settings
+
     # ------------------------------------------------------------- persistence
     def _extra_state(self) -> dict:
         state = {name: getattr(self, name) for name in _EXTRA_FLOATS + _EXTRA_INTS}
         state["data_min_"] = self.data_min_.tolist()
         state["data_range_"] = self.data_range_.tolist()
+        state["cv_scores_"] = [list(pair) for pair in self.cv_scores_]
         return state
 
     def _restore_extra_state(self, extra: dict) -> None:
         problems = []
+        extra = dict(extra)
+        if "penalty_scale_" not in extra and isinstance(self.penalty_scale, int | float):
+            extra["penalty_scale_"] = self.penalty_scale  # a file from before penalty_scale_
+        scores = extra.get("cv_scores_", [])
+        def number(v):
+            return isinstance(v, int | float) and not isinstance(v, bool)
+
+        if not isinstance(scores, list) or not all(
+                isinstance(p, list) and len(p) == 2 and number(p[0])
+                and (p[1] is None or number(p[1])) for p in scores):
+            problems.append("cv_scores_ must be a list of [scale, accuracy or null] pairs")
         for name in _EXTRA_FLOATS:
             value = extra.get(name)
             if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(
@@ -219,6 +308,18 @@ class DyadicTreeClassifier(TreeClassifierMixin, ClassifierMixin, BaseDecisionTre
             setattr(self, name, int(extra[name]))
         self.data_min_ = arrays["data_min_"]
         self.data_range_ = arrays["data_range_"]
+        self.cv_scores_ = [[float(s), None if a is None else float(a)] for s, a in scores]
+
+
+class _FittedCells:
+    """A fitted DDT on encoded data: predicts class indices (used inside the CV folds)."""
+
+    def __init__(self, tree: Tree, scaling: DyadicScaling):
+        self.tree = tree
+        self.scaling = scaling
+
+    def predict_indices(self, X_enc) -> np.ndarray:
+        return self.tree.majority_class[self.tree.apply(X_enc)]
 
 
 def build_tree(arrays: DyadicTreeArrays, scaling: DyadicScaling) -> Tree:

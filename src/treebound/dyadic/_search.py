@@ -39,6 +39,7 @@ __all__ = [
     "CellBudgetExceeded",
     "DyadicSettings",
     "DyadicTreeArrays",
+    "auto_resolution",
     "count_nonempty_cells_bound",
     "default_resolution",
     "fit_dyadic_tree",
@@ -105,6 +106,30 @@ def default_resolution(n_samples: int) -> int:
     if n_samples < 3:
         return 1
     return max(1, min(MAX_RESOLUTION, math.floor(math.log2(n_samples / math.log(n_samples)))))
+
+
+#: Most splits on a root-to-leaf path of an ``"auto"``-resolution DDT (``L d <= 20``).
+AUTO_MAX_DEPTH = 20
+
+
+def auto_resolution(n_samples: int, n_features: int) -> int:
+    """``L = ceil(2 log2(n / ln n) / d)``, at least 1, at most :func:`default_resolution` and at
+    most ``20 // d``: the default ``max_resolution="auto"``.
+
+    ``M ≍ (n / log n)^{2/d}``, between Theorem 6's ``(n / log n)^{1/d}`` and the
+    ``n / log n`` of Theorems 7-8: in two dimensions the same as the latter; in more, coarse
+    enough that the exact search at the small penalty scales chosen by cross-validation stays
+    within seconds (with ``L = floor(log2(n / ln n))`` a fit takes over 30 s at d = 5 and
+    n = 7,500). The cap of 20 splits per path (``L d <= 20``) keeps d = 5 at ``L = 4`` up to
+    n = 10,000. Measured on tuning data in ``benchmarks/results/defaults_tuning_dyadic.md``.
+
+    >>> auto_resolution(2000, 2), auto_resolution(10000, 5), auto_resolution(150, 4)
+    (8, 4, 3)
+    """
+    if n_samples < 3:
+        return 1
+    coarse = math.ceil(2.0 * math.log2(n_samples / math.log(n_samples)) / n_features)
+    return max(1, min(default_resolution(n_samples), coarse, AUTO_MAX_DEPTH // n_features))
 
 
 def theorem6_resolution(n_samples: int, n_features: int) -> int:

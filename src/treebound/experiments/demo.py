@@ -59,17 +59,15 @@ def compare_on_split(X, y, seed: int) -> tuple[list[DemoRow], object]:
                             model.get_n_leaves(), *_bounds(model, X_tr, y_train), seconds))
 
     start = time.perf_counter()
-    grown = DecisionTreeClassifier(growth="purest_children").fit(X_train, y_train)
+    grown = DecisionTreeClassifier().fit(X_train, y_train)
     add("treebound: grown to purity", grown, time.perf_counter() - start)
 
     start = time.perf_counter()
-    pruned = DecisionTreeClassifier(growth="purest_children", pruning="bound").fit(X_train,
-                                                                                  y_train)
+    pruned = DecisionTreeClassifier(pruning="bound").fit(X_train, y_train)  # library defaults
     add("treebound: bound-pruned, no CV", pruned, time.perf_counter() - start)
 
     start = time.perf_counter()
-    ccp = DecisionTreeClassifier(growth="purest_children", pruning="ccp_cv",
-                                 random_state=seed).fit(X_train, y_train)
+    ccp = DecisionTreeClassifier(pruning="ccp_cv", random_state=seed).fit(X_train, y_train)
     add("treebound: CCP + 10-fold CV", ccp, time.perf_counter() - start)
 
     start = time.perf_counter()
@@ -95,7 +93,7 @@ def run_demo(seed: int = 0, n_splits: int = 10, echo=print) -> list[DemoRow]:
     data = load_breast_cancer(as_frame=True)
     X, y = data.data, data.target.map(dict(enumerate(data.target_names)))
     # Load the compiled kernels first so that no row's time includes it.
-    DecisionTreeClassifier(growth="purest_children", pruning="bound").fit(X[:60], y[:60])
+    DecisionTreeClassifier(pruning="bound").fit(X[:60], y[:60])
     rows, pruned = compare_on_split(X, y, seed)
     n_train = len(y) - math.ceil(0.25 * len(y))  # train_test_split rounds the test part up
 

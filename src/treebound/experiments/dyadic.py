@@ -32,7 +32,6 @@ __all__ = [
     "BenchModel",
     "BenchResult",
     "CartCostComplexityCV",
-    "DyadicScaleCV",
     "banknote_like",
     "markdown_tables",
     "results_table",
@@ -110,10 +109,27 @@ class BenchModel:
     note: str = ""
 
 
+# The theory's settings, pinned (the library defaults moved to penalty_scale="cv" and
+# max_resolution="auto"): penalty constant 1, L = floor(log2(n / ln n)).
+THEORY = {"penalty_scale": 1.0, "max_resolution": None}
+
+
 def _free_ddt(seed):
     from treebound import DyadicTreeClassifier
 
-    return DyadicTreeClassifier(variant="free")
+    return DyadicTreeClassifier(variant="free", **THEORY)
+
+
+def _ddt_defaults(seed):
+    from treebound import DyadicTreeClassifier
+
+    return DyadicTreeClassifier()
+
+
+def _bound_defaults(seed):
+    from treebound import DecisionTreeClassifier
+
+    return DecisionTreeClassifier(pruning="bound")
 
 
 def _free_ddt_coarse(seed):
@@ -123,7 +139,7 @@ def _free_ddt_coarse(seed):
 def _cyclic_ddt(seed):
     from treebound import DyadicTreeClassifier
 
-    return DyadicTreeClassifier(variant="cyclic")
+    return DyadicTreeClassifier(variant="cyclic", **THEORY)
 
 
 def _bound_pruned(seed):
@@ -156,48 +172,7 @@ class _Theorem6DDT:
         from treebound.dyadic import theorem6_resolution
 
         level = theorem6_resolution(*X.shape)
-        self.model_ = DyadicTreeClassifier(max_resolution=level).fit(X, y)
-        return self
-
-    def predict(self, X):
-        return self.model_.predict(X)
-
-    def get_n_leaves(self) -> int:
-        return self.model_.get_n_leaves()
-
-
-class DyadicScaleCV:
-    """Free DDT whose ``penalty_scale`` is chosen by stratified 5-fold cross-validation among
-    ``scales`` (ties go to the larger scale); a scale whose search exceeds ``max_cells`` in any
-    fold is skipped. Outside the theory (Theorem 2 holds for scale 1): a practical reference."""
-
-    def __init__(self, scales=(1.0, 0.3, 0.1, 0.03), max_cells: int = 300_000,
-                 random_state: int = 0):
-        self.scales = scales
-        self.max_cells = max_cells
-        self.random_state = random_state
-
-    def fit(self, X, y):
-        from sklearn.model_selection import StratifiedKFold
-
-        from treebound import DyadicTreeClassifier
-        from treebound.dyadic import CellBudgetExceeded
-
-        folds = StratifiedKFold(5, shuffle=True, random_state=self.random_state)
-        best_scale, best_score = self.scales[0], -1.0
-        for scale in self.scales:
-            scores = []
-            try:
-                for train, test in folds.split(X, y):
-                    model = DyadicTreeClassifier(penalty_scale=scale, max_cells=self.max_cells)
-                    scores.append(model.fit(X[train], y[train]).score(X[test], y[test]))
-            except CellBudgetExceeded:
-                continue
-            if np.mean(scores) > best_score + 1e-12:
-                best_scale, best_score = scale, float(np.mean(scores))
-        self.scale_ = best_scale
-        self.model_ = DyadicTreeClassifier(penalty_scale=best_scale, max_cells=self.max_cells)
-        self.model_.fit(X, y)
+        self.model_ = DyadicTreeClassifier(max_resolution=level, penalty_scale=1.0).fit(X, y)
         return self
 
     def predict(self, X):
@@ -208,14 +183,19 @@ class DyadicScaleCV:
 
 
 MODELS: dict[str, BenchModel] = {
-    "free_ddt": BenchModel("free DDT", _free_ddt, note="L = floor(log2(n/ln n)) (M ≍ n/log n)"),
+    "ddt_defaults": BenchModel(
+        "free DDT, library defaults", _ddt_defaults,
+        note="`DyadicTreeClassifier()`: penalty_scale by 5-fold CV over 1, 0.3, 0.1, 0.03, "
+             "0.01 (largest first, stopping at the first drop), L = ceil(2 log2(n/ln n)/d), "
+             "L d <= 20"),
+    "free_ddt": BenchModel("free DDT, theory", _free_ddt,
+                           note="penalty_scale = 1, L = floor(log2(n/ln n)) (M ≍ n/log n): the "
+                                "defaults before issue 13"),
     "free_ddt_coarse": BenchModel("free DDT, Theorem 6 L", _free_ddt_coarse,
-                                  note="L = ceil(log2(n/ln n)/d) (M ≍ (n/log n)^(1/d))"),
-    "free_ddt_cv": BenchModel("free DDT, scale by CV",
-                              lambda seed: DyadicScaleCV(random_state=seed),
-                              max_samples=5000,
-                              note="penalty_scale in {1, 0.3, 0.1, 0.03} by 5-fold CV"),
-    "cyclic_ddt": BenchModel("cyclic DDT", _cyclic_ddt, note="same L as free DDT"),
+                                  note="penalty_scale = 1, L = ceil(log2(n/ln n)/d) "
+                                       "(M ≍ (n/log n)^(1/d))"),
+    "cyclic_ddt": BenchModel("cyclic DDT", _cyclic_ddt, note="penalty_scale = 1, same L as free "
+                                                             "DDT, theory"),
     "cart_ccp_cv": BenchModel("CART + ccp_cv", lambda seed: CartCostComplexityCV(random_state=seed),
                               note="scikit-learn CART, α by 10-fold CV (min error)"),
     "bound": BenchModel("bound-pruned tree", _bound_pruned,
@@ -223,10 +203,14 @@ MODELS: dict[str, BenchModel] = {
                              "Shawe-Taylor bound (Leboeuf et al. Algorithm 3, no CV)"),
     "bound_top_down": BenchModel("bound-pruned tree, top_down", _bound_pruned_top_down,
                                  note="the same with 40 leaves grown in top_down order"),
+    "bound_defaults": BenchModel(
+        "bound-pruned tree, library defaults", _bound_defaults,
+        note="`DecisionTreeClassifier(pruning=\"bound\")`: ceil(sqrt(n)) leaves grown in "
+             "top_down order, pruned by the bound"),
     "greedy": BenchModel("treebound greedy", _greedy, note="Gini, grown to purity (unpruned)"),
 }
-DEFAULT_MODELS = ("free_ddt", "free_ddt_coarse", "free_ddt_cv", "cyclic_ddt", "cart_ccp_cv",
-                  "bound", "bound_top_down", "greedy")
+DEFAULT_MODELS = ("ddt_defaults", "free_ddt", "free_ddt_coarse", "cyclic_ddt", "cart_ccp_cv",
+                  "bound_defaults", "bound", "bound_top_down", "greedy")
 
 
 # --------------------------------------------------------------------------- datasets
@@ -285,6 +269,7 @@ class BenchDataset:
 DATASETS: dict[str, BenchDataset] = {
     "magic": BenchDataset("magic", file="magic"),
     "haberman": BenchDataset("haberman", file="haberman"),
+    "titanic": BenchDataset("titanic", file="titanic"),
     "iris": BenchDataset("iris", file="iris"),
     "wdbc": BenchDataset("wdbc", file="wdbc", features=tuple(range(10)),
                          note="features 1-10 of 30 (the cell means)"),
@@ -412,32 +397,46 @@ def results_table(results: list[BenchResult]) -> list[dict[str, str]]:
 
 
 def speed_targets(data_dir: Path, repeats: int = 3) -> list[dict[str, str]]:
-    """The issue's timing targets, best of ``repeats`` fits on the full data: free DDT with
-    d = 10, L = 4 on magic (target < 30 s) and cyclic DDTs on sonar, d = 60 (target < 5 s).
+    """The timing targets, best of ``repeats`` fits on the full data: free DDT with d = 10,
+    L = 4 on magic (target < 30 s), cyclic DDTs on sonar, d = 60 (target < 5 s), and the
+    no-argument ``DyadicTreeClassifier()`` (cross-validation included) at the edge of its target
+    range, d = 5 and n = 10,000 (target < 10 s), on the smooth boundary plus 3 irrelevant
+    features (seed 0) and on titanic (d = 3, all 2,201 rows).
 
     With the theory's penalty most cells are provably leaves, so the sonar runs are repeated
     with ``penalty_scale=0``, where T_INIT is grown in full (every two-class cell down to depth
     ``d L``)."""
     from treebound import DyadicTreeClassifier
 
-    runs = [("magic", dict(variant="free", max_resolution=4), 30.0),
-            ("sonar", dict(variant="cyclic"), 5.0),
+    def irrelevant(_):
+        return smooth_boundary(10_000, 0, n_irrelevant=3)
+
+    runs = [("magic", dict(variant="free", max_resolution=4, penalty_scale=1.0), 30.0),
+            ("sonar", dict(variant="cyclic", **THEORY), 5.0),
             ("sonar", dict(variant="cyclic", max_resolution=4, penalty_scale=0.0), 5.0),
-            ("sonar", dict(variant="cyclic", max_resolution=8, penalty_scale=0.0), 5.0)]
-    _warm_up({"free": MODELS["free_ddt"], "cyclic": MODELS["cyclic_ddt"]})
+            ("sonar", dict(variant="cyclic", max_resolution=8, penalty_scale=0.0), 5.0),
+            ("smooth boundary + 3 irrelevant", {}, 10.0),
+            ("titanic", {}, 10.0)]
+    _warm_up({"free": MODELS["free_ddt"], "cyclic": MODELS["cyclic_ddt"],
+              "defaults": MODELS["ddt_defaults"]})
     rows = []
     for name, params, target in runs:
-        X, y = BenchDataset(name, file=name).load(data_dir)
+        if name.startswith("smooth"):
+            X, y = irrelevant(None)
+        else:
+            X, y = BenchDataset(name, file=name).load(data_dir)
         seconds = []
         for _ in range(repeats):
             model = DyadicTreeClassifier(**params)
             seconds.append(time_fit(model, X, y))
+        label = (f"{params['variant']} DDT on {name}" if params
+                 else f"DyadicTreeClassifier() on {name}")
         rows.append({
-            "fit": f"{params['variant']} DDT on {name}",
+            "fit": label,
             "n": f"{X.shape[0]:,}",
             "d": str(X.shape[1]),
             "L": str(model.resolution_),
-            "penalty_scale": f"{model.penalty_scale:g}",
+            "penalty_scale": f"{model.penalty_scale_:g}" + (" (CV)" if not params else ""),
             "seconds": f"{min(seconds):.3f}",
             "target": f"< {target:g} s",
             "cells": f"{model.n_cells_evaluated_:,}",

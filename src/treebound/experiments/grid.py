@@ -84,6 +84,13 @@ def append_rows(path, rows: list[dict], fields: list[str]) -> None:
     """Append ``rows`` to a CSV (writing the header first if the file is new) and flush."""
     path = Path(path)
     new = not path.is_file() or path.stat().st_size == 0
+    if not new:
+        with path.open(newline="") as handle:
+            header = next(csv.reader(handle), [])
+        if header != list(fields):  # a CSV of an older version: rewrite it with the new columns
+            old = read_rows(path)
+            path.unlink()
+            append_rows(path, old, fields)
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("a", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=fields, extrasaction="ignore")

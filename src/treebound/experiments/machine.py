@@ -6,7 +6,7 @@ import os
 import platform
 from pathlib import Path
 
-__all__ = ["machine_description"]
+__all__ = ["machine_description", "source_commit"]
 
 
 def _cpu_model() -> str:
@@ -37,3 +37,15 @@ def machine_description(*, load: bool = False) -> str:
     if load and hasattr(os, "getloadavg"):
         text += f"; load average {os.getloadavg()[0]:.2f}"
     return text
+
+
+def source_commit() -> str:
+    """Short hash of the git commit treebound runs from (``"unknown"`` outside a checkout)."""
+    import subprocess
+
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"],
+                              cwd=Path(__file__).resolve().parent, capture_output=True,
+                              text=True, check=True, timeout=10).stdout.strip() or "unknown"
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"

@@ -18,6 +18,16 @@ taken as real-valued as in the paper, then prune the *same* grown tree with ever
 
 Times are the pruning call only (for the CV methods: including growing the 10 fold trees), wall
 clock and thread CPU time.
+
+The ``defaults`` protocol grows no shared tree: on the same splits it fits what a user gets
+without setting anything,
+
+* ``defaults`` — ``DecisionTreeClassifier(pruning="bound")``, no other argument (the library's
+  default growth, leaf budget, criterion and bound; features typed as the loader gives them);
+* ``sklearn_ccp_cv`` — scikit-learn's CART grown to purity, ``ccp_alpha`` by 10-fold CV
+  (:class:`treebound.experiments.dyadic.CartCostComplexityCV`), the usual tuned baseline;
+
+and times the whole fit (``fit_seconds``).
 """
 
 from __future__ import annotations
@@ -28,14 +38,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["MODELS", "PROTOCOLS", "RUN_FIELDS", "SplitTask", "make_tasks", "run_split"]
+__all__ = ["DEFAULTS_MODELS", "MODELS", "PROTOCOLS", "RUN_FIELDS", "SplitTask", "make_tasks",
+           "run_split"]
 
-PROTOCOLS = ("purest_children", "top_down")
+PROTOCOLS = ("purest_children", "top_down", "defaults")
+#: Models of the ``defaults`` protocol (whole fits); the others prune one shared grown tree.
+DEFAULTS_MODELS = ("defaults", "sklearn_ccp_cv")
 MODELS = ("original", "ccp_cv", "ccp_cv_1se", "ccp_cv_paper", "mcart_cv", "bound", "bound_paper",
-          "srm", "reduced_error")
+          "srm", "reduced_error") + DEFAULTS_MODELS
 RUN_FIELDS = ["dataset", "protocol", "split", "seed", "model", "n_train", "n_test", "n_features",
               "n_classes", "train_acc", "test_acc", "n_leaves", "height", "prune_seconds",
-              "prune_cpu_seconds", "bound"]
+              "prune_cpu_seconds", "bound", "fit_seconds"]
 
 
 @dataclass(frozen=True)
@@ -67,6 +80,10 @@ def make_tasks(datasets, protocols, n_splits, max_leaves, models=MODELS, done=fr
         for protocol in protocols:
             if protocol not in PROTOCOLS:
                 raise ValueError(f"unknown protocol {protocol!r}: expected one of {PROTOCOLS}")
+            wanted = set(DEFAULTS_MODELS) if protocol == "defaults" else \
+                set(MODELS) - set(DEFAULTS_MODELS)
+            if not wanted & set(models):
+                continue
             for i in range(n_splits):
                 task = SplitTask(data.name, protocol, i, data.X, data.y, max_leaves,
                                  tuple(models))
@@ -81,6 +98,36 @@ def _timed(function):
     return out, time.perf_counter() - wall, time.thread_time() - cpu
 
 
+def _base_row(task: SplitTask, n_train: int, n_test: int) -> dict:
+    return {"dataset": task.dataset, "protocol": task.protocol, "split": task.split,
+            "seed": task.seed, "n_train": n_train, "n_test": n_test,
+            "n_features": task.X.shape[1], "n_classes": len(np.unique(task.y))}
+
+
+def run_defaults_split(task: SplitTask, X_tr, X_te, y_tr, y_te) -> list[dict]:
+    """The ``defaults`` protocol: whole fits of the no-argument classifier and of scikit-learn
+    CART + CCP CV; one row per model."""
+    from treebound import DecisionTreeClassifier
+    from treebound.experiments.dyadic import CartCostComplexityCV
+
+    makers = {"defaults": lambda: DecisionTreeClassifier(pruning="bound"),
+              "sklearn_ccp_cv": lambda: CartCostComplexityCV(random_state=task.seed)}
+    rows = []
+    for name in DEFAULTS_MODELS:
+        if name not in task.models:
+            continue
+        model, wall, cpu = _timed(lambda m=makers[name]: m().fit(X_tr, y_tr))
+        depth = model.get_depth() if hasattr(model, "get_depth") else model.tree_.get_depth()
+        bound = getattr(model, "bound_", None)
+        rows.append({**_base_row(task, len(y_tr), len(y_te)), "model": name,
+                     "train_acc": float(np.mean(model.predict(X_tr) == y_tr)),
+                     "test_acc": float(np.mean(model.predict(X_te) == y_te)),
+                     "n_leaves": int(model.get_n_leaves()), "height": int(depth),
+                     "prune_seconds": "", "prune_cpu_seconds": "",
+                     "bound": "" if bound is None else bound, "fit_seconds": wall})
+    return rows
+
+
 def run_split(task: SplitTask) -> list[dict]:
     """Grow once, prune with every model of the task; one row per model."""
     from sklearn.model_selection import train_test_split
@@ -90,12 +137,12 @@ def run_split(task: SplitTask) -> list[dict]:
 
     X_tr, X_te, y_tr, y_te = train_test_split(task.X, task.y, test_size=0.25,
                                               random_state=task.seed)
+    if task.protocol == "defaults":
+        return run_defaults_split(task, X_tr, X_te, y_tr, y_te)
     settings = {"criterion": "gini", "growth": task.protocol, "max_leaf_nodes": task.max_leaves,
                 "categorical_features": None, "random_state": task.seed}
     grown = DecisionTreeClassifier(**settings).fit(X_tr, y_tr)
-    base = {"dataset": task.dataset, "protocol": task.protocol, "split": task.split,
-            "seed": task.seed, "n_train": len(y_tr), "n_test": len(y_te),
-            "n_features": task.X.shape[1], "n_classes": len(np.unique(task.y))}
+    base = _base_row(task, len(y_tr), len(y_te))
 
     def row(model, tree, seconds=0.0, cpu=0.0, bound=None):
         def accuracy(X, y):
@@ -172,7 +219,7 @@ def default_datasets(data_dir, max_rows: int = 10_000) -> list[str]:
 def run_benchmark(data_dir, *, datasets=None, n_splits=25, max_leaves=40,
                   protocols=PROTOCOLS, models=MODELS, jobs=1, scheduler=None, resume=False,
                   out_md="benchmarks/results/pruning.md", out_csv=None, plot=None,
-                  paper_csv=None, echo=print):
+                  paper_csv=None, echo=print, command=None):
     """Run the grid (resumable through ``out_csv``), then write the Markdown page and plot."""
     from pathlib import Path
 
@@ -200,10 +247,13 @@ def run_benchmark(data_dir, *, datasets=None, n_splits=25, max_leaves=40,
     rows = [r for r in read_rows(out_csv) if r["dataset"] in names and r["protocol"] in protocols
             and int(r["split"]) < n_splits]
     settings = {"splits": n_splits, "max leaves": max_leaves or "none (purity)",
-                "growth": "Gini, " + " / ".join(protocols), "split": "75/25, seeds 10 i + 1",
-                "features": "all real-valued", "datasets": len(names)}
+                "growth": "Gini, " + " / ".join(p for p in protocols if p != "defaults"),
+                "split": "75/25, seeds 10 i + 1", "features": "all real-valued",
+                "datasets": len(names)}
     shown = [m for m in MODELS if m in models]
-    write_pruning_markdown(rows, out_md, paper_csv=paper_csv, models=shown, settings=settings)
+    write_pruning_markdown(rows, out_md, paper_csv=paper_csv, models=shown, settings=settings,
+                           command=command)
     if plot:
-        plot_accuracy(rows, plot, models=shown, paper_csv=paper_csv)
+        plot_accuracy(rows, plot, models=[m for m in shown if m not in DEFAULTS_MODELS],
+                      paper_csv=paper_csv)
     return rows

@@ -46,7 +46,7 @@ _COMMON_CONSTRAINTS = {
     "splitter": [Options(SPLITTERS)],
     "max_bins": [Interval(int, 2, 65535)],
     "max_depth": [None, Interval(int, 0, None)],
-    "max_leaf_nodes": [None, Interval(int, 2, None)],
+    "max_leaf_nodes": [None, Interval(int, 2, None), Options(("auto",))],
     "min_samples_split": [Interval(int, 2, None), Interval(float, 0.0, 1.0, "right")],
     "min_samples_leaf": [Interval(int, 1, None), Interval(float, 0.0, 1.0, "neither")],
     "min_impurity_decrease": [Interval(float, 0.0, None)],
@@ -61,6 +61,21 @@ _COMMON_CONSTRAINTS = {
     "pruning": [None, Options(PRUNING_METHODS)],
     "pruning_params": [None, InstanceOf((dict,), "a dict of options of the pruning method")],
 }
+
+
+def auto_leaf_budget(n_samples: int) -> int:
+    """Leaf budget of ``max_leaf_nodes="auto"`` before bound pruning: ``ceil(sqrt(n))``, at
+    least 2.
+
+    Bound pruning (Leboeuf et al. Algorithm 3) removes little from a tree grown in ``top_down``
+    order, so the budget sets the size; ``sqrt(n)`` was the best of the rules measured on the
+    tuning data (``benchmarks/results/defaults_tuning_bound.md``, ``docs/pruning.md``), and it
+    keeps the pruning fast (trees grown to purity take minutes to prune).
+
+    >>> auto_leaf_budget(100), auto_leaf_budget(6093)
+    (10, 79)
+    """
+    return max(2, math.ceil(math.sqrt(n_samples)))
 
 
 def _json_ready(value):
@@ -115,13 +130,16 @@ class BaseDecisionTree(BaseEstimator):
         else:
             max_features = max(1, int(mf * n_features))
         seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
+        max_leaf_nodes = self.max_leaf_nodes
+        if max_leaf_nodes == "auto":
+            max_leaf_nodes = auto_leaf_budget(n_samples) if self.pruning == "bound" else None
         return GrowthSettings(
             criterion=self.criterion,
             growth=self.growth,
             splitter=self.splitter,
             max_bins=int(self.max_bins),
             max_depth=self.max_depth,
-            max_leaf_nodes=self.max_leaf_nodes,
+            max_leaf_nodes=max_leaf_nodes,
             min_samples_split=int(min_split),
             min_samples_leaf=int(min_leaf),
             min_impurity_decrease=float(self.min_impurity_decrease),
@@ -350,7 +368,13 @@ class DecisionTreeClassifier(TreeClassifierMixin, ClassifierMixin, BaseDecisionT
         ``max_bins`` bins per numeric feature (faster on large data).
     max_bins : int, default=255
         Bins per numeric feature in histogram mode.
-    max_depth, max_leaf_nodes, min_samples_split, min_samples_leaf, min_impurity_decrease
+    max_leaf_nodes : int, None or "auto", default="auto"
+        Leaf budget; None grows without one. ``"auto"``: no budget, except with
+        ``pruning="bound"``, where the tree is grown to ``ceil(sqrt(n_samples))`` leaves in
+        ``top_down`` order (the default ``depth_first`` order is the same under a budget) before
+        it is pruned: the measured default of ``docs/pruning.md`` (set ``max_leaf_nodes=None``
+        to prune a tree grown to purity, the default before ``"auto"``; CHANGELOG.md).
+    max_depth, min_samples_split, min_samples_leaf, min_impurity_decrease
         Stopping rules, as in scikit-learn (``min_impurity_decrease`` compares the split's gain
         divided by the total training weight).
     max_features : int, float, "sqrt", "log2" or None, default=None
@@ -405,7 +429,7 @@ class DecisionTreeClassifier(TreeClassifierMixin, ClassifierMixin, BaseDecisionT
     }
 
     def __init__(self, *, criterion="gini", growth="depth_first", splitter="exact", max_bins=255,
-                 max_depth=None, max_leaf_nodes=None, min_samples_split=2, min_samples_leaf=1,
+                 max_depth=None, max_leaf_nodes="auto", min_samples_split=2, min_samples_leaf=1,
                  min_impurity_decrease=0.0, max_features=None, categorical_features="auto",
                  categorical_split="binary", random_state=None,
                  pruning=None, pruning_params=None):
