@@ -228,15 +228,18 @@ def _why(stats, name, peers, delta) -> str:
     mine = stats[(name, RECOMMENDED)]
     best = max((p for p in peers if (name, p) in stats), key=lambda p: stats[(name, p)]["accuracy"])
     other = stats[(name, best)]
-    size = ("smaller" if mine["n_leaves"] < other["n_leaves"] else "larger")
+    size = ("smaller" if mine["n_leaves"] < other["n_leaves"] - 0.5 else
+            "larger" if mine["n_leaves"] > other["n_leaves"] + 0.5 else "about as large")
     text = (f"{name} ({mine['n_train']} training rows): {delta:+.1f} points against `{best}`; "
             f"`{RECOMMENDED}` keeps {mine['n_leaves']:.1f} leaves against {other['n_leaves']:.1f} "
             f"({size}), training error {mine['train_error']:.3f} against "
             f"{other['train_error']:.3f}")
     if size == "smaller" and mine["train_error"] > other["train_error"]:
         text += " — the bound stops growth CV would allow (its penalty grows with the leaves)"
-    elif size == "larger":
+    elif size == "larger" and mine["train_error"] < other["train_error"]:
         text += " — the larger tree fits noise that the peer's selection left out"
+    elif size == "about as large":
+        text += " — trees of the same size with other splits"
     return text + "."
 
 
