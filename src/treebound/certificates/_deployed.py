@@ -6,8 +6,11 @@ rule that computed its numeric thresholds from two training values (the sample-c
 bound rebuilds every threshold from two training examples with that rule). Adapters turn a
 fitted model into one; :func:`deployed_tree` picks the adapter by the model's type.
 
-Supported: treebound's ``DecisionTreeClassifier`` and ``DyadicTreeClassifier`` and
-scikit-learn's ``DecisionTreeClassifier`` (read from ``tree_``).
+Supported: treebound's ``DecisionTreeClassifier`` and ``DyadicTreeClassifier``,
+scikit-learn's ``DecisionTreeClassifier`` (read from ``tree_``), and the optimal sparse trees of
+``pystreed`` (``STreeDClassifier``) and ``gosdt`` (``GOSDTClassifier``, alone or after its
+binarizer in a ``Pipeline``), read by :mod:`treebound.certificates._peers`, imported only when
+such a model is given.
 """
 
 from __future__ import annotations
@@ -172,10 +175,53 @@ def _is_sklearn_tree_classifier(model) -> bool:
     return isinstance(model, DecisionTreeClassifier | ExtraTreeClassifier)
 
 
+def _library(model) -> str:
+    return type(model).__module__.split(".")[0]
+
+
+def _is_peer_library(model) -> bool:
+    """A model of ``pystreed`` or ``gosdt`` (or a Pipeline ending in one), told apart by the
+    module of its class so that neither library is imported to ask."""
+    steps = getattr(model, "steps", None)
+    if type(model).__name__ == "Pipeline" and steps:
+        return _library(steps[-1][1]) == "gosdt"
+    return _library(model) in ("pystreed", "gosdt")
+
+
+def _is_streed(model) -> bool:
+    if not _is_peer_library(model):
+        return False
+    from treebound.certificates._peers import is_streed
+
+    return is_streed(model)
+
+
+def _is_gosdt(model) -> bool:
+    if not _is_peer_library(model):
+        return False
+    from treebound.certificates._peers import is_gosdt
+
+    return is_gosdt(model)
+
+
+def _from_streed(model, X) -> DeployedTree:
+    from treebound.certificates._peers import from_streed
+
+    return from_streed(model, X)
+
+
+def _from_gosdt(model, X) -> DeployedTree:
+    from treebound.certificates._peers import from_gosdt
+
+    return from_gosdt(model, X)
+
+
 #: (predicate, adapter) pairs tried in order by :func:`deployed_tree`.
 ADAPTERS: list[tuple[Callable, Callable]] = [
     (_is_treebound_classifier, _from_treebound),
     (_is_sklearn_tree_classifier, _from_sklearn),
+    (_is_streed, _from_streed),
+    (_is_gosdt, _from_gosdt),
 ]
 
 
@@ -192,5 +238,6 @@ def deployed_tree(model, X) -> DeployedTree:
     if hasattr(model, "predict") and not hasattr(model, "classes_") and hasattr(model, "tree_"):
         raise TypeError(f"certify bounds the 0-1 risk of classifiers; {name} is a regressor")
     raise TypeError(f"certify cannot read a {name}: supported models are treebound's "
-                    "DecisionTreeClassifier and DyadicTreeClassifier and scikit-learn's "
-                    "DecisionTreeClassifier")
+                    "DecisionTreeClassifier and DyadicTreeClassifier, scikit-learn's "
+                    "DecisionTreeClassifier, pystreed's STreeDClassifier and gosdt's "
+                    "GOSDTClassifier (alone or in a Pipeline after its binarizer)")

@@ -45,6 +45,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "treebound.cli._core",
     "treebound.cli._dyadic",
     "treebound.cli._mic",
+    "treebound.cli._peers",
     "treebound.cli._pruning",
     "treebound.cli._theory",
 )
