@@ -1,5 +1,6 @@
 """treebound: decision trees whose size is chosen by learning theory instead of cross-validation."""
 
+from treebound._resources import ResourceLimitError, resource_limits
 from treebound.dyadic import DyadicTreeClassifier
 from treebound.pruning import plot_pruning_path, prune
 from treebound.tree import (
@@ -24,6 +25,7 @@ __all__ = [
     "DecisionTreeClassifier",
     "DecisionTreeRegressor",
     "DyadicTreeClassifier",
+    "ResourceLimitError",
     "Tree",
     "__version__",
     "export_text",
@@ -32,6 +34,7 @@ __all__ = [
     "plot_pruning_path",
     "plot_tree",
     "prune",
+    "resource_limits",
     "save_model",
     "to_rules",
 ]

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from treebound.cli._core import _fail
+from treebound.cli._core import DropOption, EncodingOption, SepOption, _fail
 
 
 def register(app: typer.Typer, bench_app: typer.Typer) -> None:
@@ -16,7 +16,8 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
 
 
 def bench_certify(
-    data_dir: Annotated[str, typer.Option(help="Directory of the PMLB NAME.tsv.gz files.")],
+    data_dir: Annotated[Path, typer.Option(exists=True, file_okay=False,
+                                           help="Directory of the PMLB NAME.tsv.gz files.")],
     datasets: Annotated[str | None, typer.Option(
         help="Comma-separated dataset names (default: the 21 of bench pruning).")] = None,
     splits: Annotated[int, typer.Option(min=1, help="Random 75/25 splits per dataset.")] = 25,
@@ -44,7 +45,7 @@ def bench_certify(
     chosen = tuple(m.strip() for m in models.split(",") if m.strip()) if models else MODELS
     command = shlex.join(["treebound", *sys.argv[1:]])
     try:
-        run_benchmark(data_dir, datasets=names, n_splits=splits, models=chosen, jobs=jobs,
+        run_benchmark(str(data_dir), datasets=names, n_splits=splits, models=chosen, jobs=jobs,
                       resume=resume, out_md=out, out_csv=csv, plot=plot, command=command,
                       echo=typer.echo)
     except (ValueError, ImportError) as exc:
@@ -64,10 +65,14 @@ def certify(
     test_size: Annotated[float, typer.Option(
         help="The split 'treebound fit' used (its default: 0.25; 0 if the model was fit on "
              "every row of DATA).")] = 0.25,
-    seed: Annotated[int, typer.Option(help="The seed 'treebound fit' used.")] = 0,
+    seed: Annotated[int, typer.Option(min=0, max=2**32 - 1,
+                                      help="The seed 'treebound fit' used.")] = 0,
     rows: Annotated[str, typer.Option(
         help="train: certify on the rows the model was fit on; test: the held-out rows of the "
              "split (test-set bound).")] = "train",
+    sep: SepOption = None,
+    encoding: EncodingOption = None,
+    drop: DropOption = None,
 ):
     """Certify a saved classifier: with probability 1 - delta its error on new data is at most
     the printed value. The training-sample methods are valid only on the i.i.d. sample the
@@ -76,8 +81,8 @@ def certify(
     from treebound import load_model
     from treebound.certificates import METHODS
     from treebound.certificates import certify as certify_model
-    from treebound.cli._core import train_test_rows
-    from treebound.cli._data import DataFileError, read_table, select_features, split_target
+    from treebound.cli._core import read_data, train_test_rows
+    from treebound.cli._data import DataFileError, select_features, split_target
 
     if rows not in ("train", "test"):
         _fail(f"--rows must be train or test, got {rows!r}")
@@ -95,7 +100,7 @@ def certify(
         model = load_model(model_file)
         if not hasattr(model, "classes_"):
             _fail("certify bounds the error of classifiers; this model is a regressor")
-        X, y = split_target(read_table(data), target)
+        X, y = split_target(read_data(data, sep, encoding, drop), target)
         X = select_features(X, model)
         X_train, X_test, y_train, y_test = train_test_rows(X, y, "classification", test_size,
                                                            seed)

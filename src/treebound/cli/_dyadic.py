@@ -21,7 +21,8 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
     @bench_app.command("dyadic")
     def bench_dyadic(
         data_dir: Annotated[
-            Path, typer.Option(help="Directory of the shared NAME.tsv.gz datasets.")
+            Path, typer.Option(exists=True, file_okay=False,
+                               help="Directory of the shared NAME.tsv.gz datasets.")
         ],
         datasets: Annotated[
             list[str] | None,
