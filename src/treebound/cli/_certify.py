@@ -16,8 +16,7 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
 
 
 def bench_certify(
-    data_dir: Annotated[Path, typer.Option(exists=True, file_okay=False,
-                                           help="Directory of the PMLB NAME.tsv.gz files.")],
+    data_dir: Annotated[str, typer.Option(help="Directory of the PMLB NAME.tsv.gz files.")],
     datasets: Annotated[str | None, typer.Option(
         help="Comma-separated dataset names (default: the 21 of bench pruning).")] = None,
     splits: Annotated[int, typer.Option(min=1, help="Random 75/25 splits per dataset.")] = 25,
@@ -45,7 +44,7 @@ def bench_certify(
     chosen = tuple(m.strip() for m in models.split(",") if m.strip()) if models else MODELS
     command = shlex.join(["treebound", *sys.argv[1:]])
     try:
-        run_benchmark(str(data_dir), datasets=names, n_splits=splits, models=chosen, jobs=jobs,
+        run_benchmark(data_dir, datasets=names, n_splits=splits, models=chosen, jobs=jobs,
                       resume=resume, out_md=out, out_csv=csv, plot=plot, command=command,
                       echo=typer.echo)
     except (ValueError, ImportError) as exc:

@@ -35,14 +35,18 @@ SeedOption = Annotated[int, typer.Option(min=0, max=2**32 - 1,
 
 
 def read_data(data, sep, encoding, drop):
-    """The data file as a DataFrame without the dropped columns; warnings on stderr for text
-    columns that are numbers but for a few values."""
-    from treebound.cli._data import drop_columns, numeric_typos, read_table
+    """The data file as a DataFrame without the dropped columns."""
+    from treebound.cli._data import drop_columns, read_table
 
-    frame = drop_columns(read_table(data, sep=sep, encoding=encoding), drop)
-    for message in numeric_typos(frame):
+    return drop_columns(read_table(data, sep=sep, encoding=encoding), drop)
+
+
+def warn_numeric_typos(X) -> None:
+    """A warning on stderr for every feature column that is numbers but for a few values."""
+    from treebound.cli._data import numeric_typos
+
+    for message in numeric_typos(X):
         _warn(message)
-    return frame
 
 
 def register(app: typer.Typer, bench_app: typer.Typer) -> None:
@@ -98,6 +102,7 @@ def fit(
         X, y = split_target(read_data(data, sep, encoding, drop), target)
     except DataFileError as exc:
         _fail(str(exc))
+    warn_numeric_typos(X)
     ids = identifier_columns(X)
     if ids:
         _fail(f"column {ids[0]!r} holds a different text value in every one of the {len(X)} "
@@ -218,6 +223,7 @@ def predict(
     try:
         model = load_model(model_file)
         X = select_features(read_data(data, sep, encoding, drop), model)
+        warn_numeric_typos(X)
         if proba:
             if not hasattr(model, "predict_proba"):
                 _fail("--proba needs a classifier model")
@@ -273,19 +279,20 @@ def plot(
     import matplotlib.pyplot as plt
 
     from treebound import plot_pruning_path, plot_tree
+    from treebound.tree._plot import tree_figure_inches
 
-    try:
-        ax = plot_pruning_path(model) if pruning_path else plot_tree(
-            model, max_depth="auto" if max_depth is None else max_depth)
-    except (ValueError, TypeError) as exc:
-        _fail(str(exc))
-    width, height = (float(v) * dpi for v in ax.figure.get_size_inches())
+    depth = "auto" if max_depth is None else max_depth
+    inches = (6.4, 4.8) if pruning_path else tree_figure_inches(model, depth)
+    width, height = (float(v) * dpi for v in inches)
     if out.suffix.lower() not in (".svg", ".pdf", ".eps", ".ps") and \
             width * height > MAX_PLOT_PIXELS:
-        plt.close(ax.figure)
         _fail(f"the image would be about {width:,.0f} x {height:,.0f} pixels, over the limit of "
               f"{MAX_PLOT_PIXELS / 1e6:.0f} megapixels: lower --dpi or --max-depth, or write "
               "SVG or PDF")
+    try:
+        ax = plot_pruning_path(model) if pruning_path else plot_tree(model, max_depth=depth)
+    except (ValueError, TypeError) as exc:
+        _fail(str(exc))
     try:
         ax.figure.savefig(out, dpi=dpi, bbox_inches="tight")
     except (OSError, ValueError) as exc:

@@ -150,7 +150,8 @@ def numeric_typos(frame: pd.DataFrame) -> list[str]:
 
 def identifier_columns(frame: pd.DataFrame) -> list[str]:
     """Text columns with a different value in every row (identifiers, names, free text):
-    a tree cannot learn from them, and every new row holds a level never seen."""
+    a tree cannot learn from them, and every new row holds a level never seen. Columns of
+    numbers with a few typos are not counted (:func:`numeric_typos` warns about them)."""
     if frame.shape[0] < _ID_MIN_ROWS:
         return []
     found = []
@@ -159,8 +160,12 @@ def identifier_columns(frame: pd.DataFrame) -> list[str]:
         if not (pd.api.types.is_object_dtype(column.dtype)
                 or pd.api.types.is_string_dtype(column.dtype)):
             continue
-        if column.notna().all() and column.nunique() == len(column):
-            found.append(str(name))
+        if not (column.notna().all() and column.nunique() == len(column)):
+            continue
+        numbers = pd.to_numeric(column, errors="coerce")
+        if numbers.notna().mean() >= 0.5:
+            continue  # numbers with typos
+        found.append(str(name))
     return found
 
 
@@ -180,7 +185,10 @@ def split_target(frame: pd.DataFrame, target: str) -> tuple[pd.DataFrame, pd.Ser
             ) from None
     if target not in frame.columns:
         shown = ", ".join(map(str, list(frame.columns)[:12]))
-        raise DataFileError(f"target column {target!r} not found; columns are: {shown}")
+        hint = ""
+        if frame.shape[1] == 1:
+            hint = " (the file was read as a single column: is the separator right? see --sep)"
+        raise DataFileError(f"target column {target!r} not found; columns are: {shown}{hint}")
     if frame.shape[1] < 2:
         raise DataFileError("the data has no feature columns besides the target")
     return frame.drop(columns=[target]), frame[target]

@@ -14,7 +14,7 @@ def _split_names(text: str | None) -> list[str] | None:
     return [t.strip() for t in text.split(",") if t.strip()]
 
 
-def _reference_dir(data_dir: Path, reference: str | None) -> Path | None:
+def _reference_dir(data_dir: str, reference: str | None) -> Path | None:
     path = Path(reference) if reference else Path(data_dir).resolve().parent / "reference"
     return path if path.is_dir() else None
 
@@ -24,8 +24,7 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
 
     @bench_app.command("pruning")
     def bench_pruning(
-        data_dir: Annotated[Path, typer.Option(exists=True, file_okay=False,
-                                               help="Directory of the PMLB NAME.tsv.gz files.")],
+        data_dir: Annotated[str, typer.Option(help="Directory of the PMLB NAME.tsv.gz files.")],
         datasets: Annotated[str | None, typer.Option(
             help="Comma-separated dataset names (default: every dataset with <= 10000 rows).")
         ] = None,
@@ -61,7 +60,7 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
         ref = _reference_dir(data_dir, reference)
         paper_csv = ref / "leboeuf2020_table1_test_accuracy.csv" if ref else None
         try:
-            run_benchmark(str(data_dir), datasets=_split_names(datasets), n_splits=splits,
+            run_benchmark(data_dir, datasets=_split_names(datasets), n_splits=splits,
                           max_leaves=max_leaves or None,
                           protocols=tuple(_split_names(protocols) or ()),
                           models=tuple(_split_names(models) or MODELS), jobs=jobs,
@@ -74,8 +73,7 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
 
     @bench_app.command("srm")
     def bench_srm(
-        data_dir: Annotated[Path, typer.Option(exists=True, file_okay=False,
-                                               help="Directory of the PMLB NAME.tsv.gz files.")],
+        data_dir: Annotated[str, typer.Option(help="Directory of the PMLB NAME.tsv.gz files.")],
         datasets: Annotated[str | None, typer.Option(
             help="Comma-separated dataset names (default: Yildiz's ten).")] = None,
         repetitions: Annotated[int, typer.Option(min=1, help="Repetitions of 10-fold CV.")] = 10,
@@ -95,7 +93,7 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
         from treebound.experiments.srm_bench import run_srm_benchmark
 
         try:
-            run_srm_benchmark(str(data_dir), datasets=_split_names(datasets),
+            run_srm_benchmark(data_dir, datasets=_split_names(datasets),
                               repetitions=repetitions,
                               split_kinds=tuple(_split_names(split_kinds) or ()), jobs=jobs,
                               scheduler=scheduler, resume=resume, out_md=out, out_csv=csv,

@@ -152,10 +152,13 @@ def check_exact_we(n_leaves: int, have: int, what: str) -> Deadline:
                            seconds=_EXACT_WE_SECONDS * (n**3 - float(have) ** 3))
 
 
-def check_big_integer(bits: float, multiplications: float, what: str) -> Deadline:
-    """``multiplications`` products of integers of up to ``bits`` bits."""
+def check_big_integer(bits: float, multiplications: float, what: str,
+                      by_small: bool = False) -> Deadline:
+    """``multiplications`` products of integers of up to ``bits`` bits (``by_small``: each by a
+    machine-sized factor, linear in the size; else Karatsuba products of two big numbers)."""
     words = max(bits / 64.0, 1.0)
-    seconds = multiplications * (2e-8 + 2e-9 * words**1.6)
+    per_product = 1e-9 * words if by_small else 2e-9 * words**1.6
+    seconds = multiplications * (2e-8 + per_product)
     return check_resources(what, memory=3.0 * bits / 8.0 + 64.0, seconds=seconds)
 
 

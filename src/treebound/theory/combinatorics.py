@@ -114,7 +114,8 @@ def falling_factorial(n: int, a: int) -> int:
     a = _check_int(a, "a")
     if 0 <= n < a:
         return 0
-    _costs.check_big_integer(a * math.log2(max(abs(n), 2)), a, f"falling_factorial({n}, {a})")
+    _costs.check_big_integer(a * math.log2(max(abs(n), 2)), a, f"falling_factorial({n}, {a})",
+                             by_small=abs(n) < 2**63)
     out = 1
     for i in range(a):
         out *= n - i
@@ -168,7 +169,8 @@ def partition_merge_count(a: int, b: int, c: int) -> int:
     """
     if a > c or b > c or a + b < c or a < 0 or b < 0:
         return 0
-    _costs.check_big_integer(c * math.log2(max(c, 2)), c, f"partition_merge_count({a}, {b}, {c})")
+    _costs.check_big_integer(c * math.log2(max(c, 2)), math.log2(max(c, 2)) + 1,
+                             f"partition_merge_count({a}, {b}, {c})")
     return math.comb(a, c - b) * math.comb(b, c - a) * math.factorial(a + b - c)
 
 

@@ -76,6 +76,13 @@ def _json_ready(value):
     return value
 
 
+def _first_of_each(values) -> str:
+    seen: dict = {}
+    for v in values:
+        seen.setdefault(type(v), v)
+    return ", ".join(repr(v) for v in seen.values())
+
+
 def _check_pruning_path(path, tree) -> None:
     """A stored pruning path: ``[n_leaves, objective]`` pairs of the trees pruning visited, so
     ``n_leaves`` never increases and never exceeds the training rows at the root (every leaf
@@ -333,6 +340,12 @@ class TreeClassifierMixin:
         y = column_or_1d(np.asarray(y) if not hasattr(y, "to_numpy") else y.to_numpy(), warn=True)
         if y.shape[0] != n_samples:
             raise ValueError(f"X has {n_samples} samples but y has {y.shape[0]}")
+        if y.dtype == object:
+            kinds = {"text" if isinstance(v, str) else "number"
+                     if isinstance(v, numbers.Number) else type(v).__name__ for v in y}
+            if len(kinds) > 1:
+                raise ValueError(f"class labels mix {' and '.join(sorted(kinds))} (e.g. "
+                                 f"{_first_of_each(y)}): use one label type")
         check_classification_targets(y)
         try:
             classes, y_enc = np.unique(y, return_inverse=True)

@@ -295,7 +295,7 @@ def load_model(path, *, max_bytes=_DEFAULT):
             if size > limit:
                 raise _too_large(path, size, limit, exact=True)
             # read at most limit + 1 bytes: special files (a pipe, /dev/zero) have no size
-            raw = handle.read(int(min(limit, 2**62)) + 1)
+            raw = handle.read() if math.isinf(limit) else handle.read(int(limit) + 1)
     except OSError as exc:
         raise ValueError(f"cannot read model file {str(path)!r}: {exc}") from None
     if len(raw) > limit:

@@ -61,6 +61,44 @@ def auto_max_depth(tree, max_leaves: int = DEFAULT_MAX_LEAVES) -> int | None:
     return int(fits[-1]) if fits.size else 0
 
 
+def _resolve_max_depth(tree, max_depth, max_leaves):
+    if isinstance(max_leaves, bool) or not isinstance(max_leaves, int | np.integer) or \
+            max_leaves < 1:
+        raise ValueError(f"max_leaves must be a positive integer, got {max_leaves!r}")
+    if isinstance(max_depth, str):
+        if max_depth != "auto":
+            raise ValueError(f"max_depth must be an integer, 'auto' or None, got {max_depth!r}")
+        return auto_max_depth(tree, int(max_leaves))
+    if max_depth is not None and (isinstance(max_depth, bool) or
+                                  not isinstance(max_depth, int | np.integer) or max_depth < 0):
+        raise ValueError(f"max_depth must be a non-negative integer, 'auto' or None, got "
+                         f"{max_depth!r}")
+    return max_depth
+
+
+def _figure_inches(n_columns: int, n_levels: int) -> tuple[float, float]:
+    return (min(MAX_FIGURE_INCHES, max(4.0, 1.9 * n_columns)),
+            min(MAX_FIGURE_INCHES, max(2.5, 1.5 * n_levels)))
+
+
+def _check_drawing(drawn) -> None:
+    from treebound._resources import check_resources
+
+    n_drawn = int(np.count_nonzero(drawn))
+    # matplotlib: about 12 ms and tens of kilobytes per drawn node (box, edges, labels, and
+    # rendering them), measured on a 2-core Xeon
+    check_resources(f"plot_tree of {n_drawn} nodes (pass a smaller max_depth)",
+                    memory=60e3 * n_drawn, seconds=12e-3 * n_drawn)
+
+
+def tree_figure_inches(model, max_depth="auto", max_leaves: int = DEFAULT_MAX_LEAVES):
+    """Width and height (inches) of the figure :func:`plot_tree` creates for ``model`` with
+    these options, without drawing anything (to check an image size before drawing)."""
+    tree = _view(model).tree
+    x, depth, drawn = _layout(tree, _resolve_max_depth(tree, max_depth, max_leaves))
+    return _figure_inches(int(np.nanmax(x)) + 1, int(depth[drawn].max()) + 1)
+
+
 def _short(text: str, width: int = 28) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
@@ -106,31 +144,15 @@ def plot_tree(model, ax=None, *, max_depth: int | str | None = "auto",
     """
     import matplotlib.pyplot as plt
 
-    from treebound._resources import check_resources
-
     view = _view(model, feature_names, class_names)
     tree = view.tree
-    if isinstance(max_leaves, bool) or not isinstance(max_leaves, int | np.integer) or \
-            max_leaves < 1:
-        raise ValueError(f"max_leaves must be a positive integer, got {max_leaves!r}")
-    if isinstance(max_depth, str):
-        if max_depth != "auto":
-            raise ValueError(f"max_depth must be an integer, 'auto' or None, got {max_depth!r}")
-        max_depth = auto_max_depth(tree, int(max_leaves))
-    elif max_depth is not None and (isinstance(max_depth, bool) or
-                                    not isinstance(max_depth, int | np.integer) or max_depth < 0):
-        raise ValueError(f"max_depth must be a non-negative integer, 'auto' or None, got "
-                         f"{max_depth!r}")
+    max_depth = _resolve_max_depth(tree, max_depth, max_leaves)
     x, depth, drawn = _layout(tree, max_depth)
-    n_drawn = int(np.count_nonzero(drawn))
-    # matplotlib: a few milliseconds and tens of kilobytes per drawn node (box, arrows, labels)
-    check_resources(f"plot_tree of {n_drawn} nodes", memory=40e3 * n_drawn,
-                    seconds=4e-3 * n_drawn)
+    _check_drawing(drawn)
     n_columns = int(np.nanmax(x)) + 1
     n_levels = int(depth[drawn].max()) + 1
     if ax is None:
-        _, ax = plt.subplots(figsize=(min(MAX_FIGURE_INCHES, max(4.0, 1.9 * n_columns)),
-                                      min(MAX_FIGURE_INCHES, max(2.5, 1.5 * n_levels))))
+        _, ax = plt.subplots(figsize=_figure_inches(n_columns, n_levels))
     if fontsize is None:
         fontsize = max(5.0, min(10.0, 120.0 / max(n_columns, 1)))
     box = dict(boxstyle="round,pad=0.35", linewidth=0.8)
