@@ -122,7 +122,8 @@ def weights_are_uniform(tree) -> bool:
     pass, when every node happens to average to the same weight)."""
     rows = tree.n_node_samples > 0
     per_row = tree.weighted_n_node_samples[rows] / tree.n_node_samples[rows]
-    return bool(per_row.size == 0 or np.ptp(per_row) <= 1e-9 * np.max(per_row))
+    # sums of equal weights in different orders agree to far better than 1e-6
+    return bool(per_row.size == 0 or np.ptp(per_row) <= 1e-6 * np.max(per_row))
 
 
 def withhold_weighted_bound(result, uniform: bool, stacklevel: int = 3):

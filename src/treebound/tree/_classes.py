@@ -199,12 +199,7 @@ class BaseDecisionTree(BaseEstimator):
 
     def _grow_and_prune(self, X_enc, y_enc, sample_weight, n_classes, settings):
         """Grow with the growth settings, then prune (``pruning``, ``pruning_params``)."""
-        from treebound.pruning._dispatch import (
-            holdout_split,
-            run_pruning,
-            weights_are_uniform,
-            withhold_weighted_bound,
-        )
+        from treebound.pruning._dispatch import holdout_split, run_pruning, withhold_weighted_bound
         from treebound.pruning._params import resolve_params
 
         classification = n_classes is not None
@@ -233,7 +228,7 @@ class BaseDecisionTree(BaseEstimator):
         result = run_pruning(tree, self.pruning, params, **data)
         # "bound" and "srm" read weighted node statistics: with unequal weights their value is
         # no bound (one row weighted 1e308 makes it anything); the certificate counts rows.
-        uniform = bool(np.all(sample_weight == sample_weight[0])) and weights_are_uniform(tree)
+        uniform = bool(np.all(sample_weight == sample_weight[0]))
         self._set_pruned(withhold_weighted_bound(result, uniform, stacklevel=5))
         return self
 
