@@ -40,7 +40,10 @@ def rss():
 def cli(*args):
     result = CliRunner().invoke(app, [str(a) for a in args])
     lines = [line for line in result.output.strip().splitlines() if line.strip()]
-    shown = next((line for line in lines if line.startswith("error")), lines[-1] if lines else "")
+    shown = next((line for line in lines if line.startswith("error")), None)
+    if shown is None:  # a usage error drawn in a box by typer: its text
+        boxed = [line.strip("│ ").strip() for line in lines if line.startswith("│")]
+        shown = "usage error: " + " ".join(boxed) if boxed else (lines[-1] if lines else "")
     return f"exit {result.exit_code}: {shown}"
 
 WORK = sys.argv[1]
@@ -179,7 +182,9 @@ CASES = [
          y = np.random.default_rng(1).integers(0, 2, 20000)
          m = treebound.DecisionTreeClassifier(max_leaf_nodes=823, growth="top_down").fit(X, y)
          treebound.save_model(m, WORK + "/t.json")
-         return cli("plot", WORK + "/t.json", WORK + "/t.png")
+         out = cli("plot", WORK + "/t.json", WORK + "/t.png")
+         from PIL import Image
+         return out + f" ({Image.open(WORK + '/t.png').size[0]} x {Image.open(WORK + '/t.png').size[1]} px)"
      """),
     ("`plot --dpi 3000`", "traceback",
      """

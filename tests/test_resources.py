@@ -176,6 +176,13 @@ def test_deep_and_balanced_structures(no_work):
         log_growth_function_upper_bound(deep, 10**6, 10, 2)
 
 
+def test_a_huge_structure_string_is_refused_before_parsing():
+    with pytest.raises(ResourceLimitError, match="10,000,000-character tree structure"):
+        TreeStructure.parse("(" * 10_000_000)
+    with pytest.raises(ValueError, match="empty"):
+        TreeStructure.parse("  \n")
+
+
 def test_structure_text_is_guarded_and_repr_is_lazy():
     huge = TreeStructure.full(60)
     with pytest.raises(ResourceLimitError, match="text"):

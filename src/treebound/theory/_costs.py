@@ -134,6 +134,14 @@ def check_shapes(count: float, what: str) -> Deadline:
     return check_resources(what, memory=_SHAPE_BYTES * count, seconds=_SHAPE_SECONDS * count)
 
 
+def check_parse(n_characters: int) -> Deadline:
+    """Parsing a structure string: a node object per four characters at worst (a path: every
+    subtree a new shape), a few microseconds per character."""
+    return check_resources(f"parsing a {n_characters:,}-character tree structure",
+                           memory=_SHAPE_BYTES / 4.0 * n_characters,
+                           seconds=3e-6 * n_characters)
+
+
 def check_log_we(n_leaves: int, have: int, what: str) -> Deadline:
     """The log-space Wedderburn-Etherington recurrence from ``have`` to ``n_leaves``."""
     if n_leaves < have:

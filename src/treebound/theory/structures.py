@@ -144,14 +144,18 @@ class TreeStructure:
         """Parse ``'L'`` / ``'(A,B)'`` notation (whitespace ignored); iterative, any depth."""
         if not isinstance(text, str):
             raise TypeError(f"TreeStructure.parse expects a string, got {type(text).__name__}")
-        tokens = [(i, ch) for i, ch in enumerate(text) if not ch.isspace()]
-        if not tokens:
+        from treebound.theory._costs import check_parse
+
+        check_parse(len(text))
+        if not text or text.isspace():
             raise ValueError("cannot parse an empty tree structure")
         values: list[TreeStructure] = []
         # Each open node counts how many children it has parsed (0 -> expect ',' next, 1 -> ')').
         opened: list[int] = []
         expect_tree = True
-        for pos, ch in tokens:
+        for pos, ch in enumerate(text):
+            if ch.isspace():
+                continue
             if expect_tree:
                 if ch == "L":
                     values.append(cls._leaf)
