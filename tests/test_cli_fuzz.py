@@ -159,11 +159,14 @@ BAD_ARGUMENTS = [
     (["certify", "{model}", "{csv}", "--target", "label", "--seed", "-1"], "--seed"),
     # bench
     (["bench", "dyadic", "--data-dir", "/nonexistent"], "not a directory"),
-    (["bench", "pruning", "--data-dir", "/nonexistent"], "does not exist"),
-    (["bench", "srm", "--data-dir", "/nonexistent"], None),
-    (["bench", "certify", "--data-dir", "/nonexistent"], None),
-    (["bench", "mic", "--finite-sample", "--sizes", "abc"], "--sizes"),
-    (["bench", "mic", "--repetitions", "3"], "--finite-sample"),
+    (["bench", "pruning", "--data-dir", "/nonexistent", "--out", "{dir}/p.md"], "does not exist"),
+    (["bench", "pruning", "--data-dir", "/nonexistent", "--datasets", "iris", "--out",
+      "{dir}/p.md"], "does not exist"),
+    (["bench", "srm", "--data-dir", "/nonexistent", "--out", "{dir}/s.md"], "does not exist"),
+    (["bench", "certify", "--data-dir", "/nonexistent", "--out", "{dir}/c.md"],
+     "does not exist"),
+    (["bench", "mic", "--finite-sample", "--sizes", "abc", "--out", "{dir}/mic"], "--sizes"),
+    (["bench", "mic", "--repetitions", "3", "--out", "{dir}/mic"], "--finite-sample"),
     (["bench", "figure3", "--features", "0"], "--features"),
     (["bench", "figure3", "--output", "{dir}"], "cannot write"),
 ]
@@ -176,6 +179,17 @@ def test_bad_arguments_fail_cleanly(args, expected, files):
     result = _run(args, files)
     _assert_clean_failure(result, expected)
     assert "unexpected" not in result.output  # a specific message, not the last-resort one
+
+
+@pytest.mark.parametrize("bench", ["pruning", "srm", "certify"])
+def test_a_wrong_data_dir_keeps_the_previous_results(bench, tmp_path):
+    out = tmp_path / "results.md"
+    previous = tmp_path / "results.csv"
+    previous.write_text("dataset,split\nkept,0\n")
+    result = runner.invoke(app, ["bench", bench, "--data-dir", str(tmp_path / "nowhere"),
+                                 "--datasets", "iris", "--out", str(out)])
+    _assert_clean_failure(result, "does not exist")
+    assert previous.read_text() == "dataset,split\nkept,0\n"
 
 
 def test_the_last_resort_prints_one_line(monkeypatch, files):
