@@ -257,7 +257,7 @@ def statistics_edit(draw):
             k = draw(st.integers(0, len(tree["value"][node]) - 1))
             tree["value"][node][k] *= factor
         elif field == "n_node_samples":
-            tree[field][node] = int(min(tree[field][node] * factor, 2**61))
+            tree[field][node] = int(max(min(tree[field][node] * factor, 2**61), -(2**61)))
         else:
             tree[field][node] *= factor
     return name, doc

@@ -33,7 +33,8 @@ from dataclasses import dataclass
 
 __all__ = ["DEFAULT_MAX_MEMORY", "DEFAULT_MAX_SECONDS", "MEMORY_ENV", "SECONDS_ENV",
            "ResourceLimitError", "ResourceLimits", "check_resources", "current_limits",
-           "format_bytes", "parse_memory", "parse_seconds", "resource_limits", "unlimited"]
+           "format_bytes", "parse_memory", "parse_seconds", "resource_limits", "unbounded",
+           "unlimited"]
 
 MEMORY_ENV = "TREEBOUND_MAX_MEMORY"
 SECONDS_ENV = "TREEBOUND_MAX_SECONDS"
@@ -115,6 +116,12 @@ def _from_environment() -> ResourceLimits:
     return ResourceLimits(
         DEFAULT_MAX_MEMORY if memory is None else parse_memory(memory, MEMORY_ENV),
         DEFAULT_MAX_SECONDS if seconds is None else parse_seconds(seconds, SECONDS_ENV))
+
+
+def unbounded() -> bool:
+    """Whether both limits are off here (then estimates need not even be computed)."""
+    limits = current_limits()
+    return math.isinf(limits.max_memory) and math.isinf(limits.max_seconds)
 
 
 def current_limits() -> ResourceLimits:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 
-from treebound._resources import Deadline, check_resources
+from treebound._resources import Deadline, check_resources, unbounded
 
 # ---- measured constants (seconds per unit of work, bytes per unit of storage)
 #: tight log tables: seconds per (table column m) x (child rows (C_l + 1) (C_r + 1))
@@ -73,6 +73,8 @@ def _missing(structure, done):
 def check_tight_log(structure, n_parts_max: int, m: int, n_features: int, cache,
                     what: str) -> Deadline:
     """Tight tables in log space of the children of ``structure`` up to ``m - 1``."""
+    if unbounded():  # inside fitting and pruning: no estimate needed
+        return check_resources(what)
     if structure.is_leaf or m <= structure.n_leaves:
         return check_resources(what)
     store = cache.store("tight_log", n_features)
@@ -95,6 +97,8 @@ def check_tight_log(structure, n_parts_max: int, m: int, n_features: int, cache,
 
 def check_exact(structure, n_parts_max: int, m: int, what: str) -> Deadline:
     """Exact (Python integer) tables of ``structure`` and its subtrees up to ``m``."""
+    if unbounded():  # inside fitting and pruning: no estimate needed
+        return check_resources(what)
     shapes = structure.subtrees()
     memory, seconds = _tables_cost(shapes, n_parts_max, m + 1, exact=True)
     return check_resources(what, memory=memory, seconds=seconds)
@@ -102,6 +106,8 @@ def check_exact(structure, n_parts_max: int, m: int, what: str) -> Deadline:
 
 def check_loose(structure, n_parts_max: int, m: int, log_space: bool, what: str) -> Deadline:
     """The loose bound: one value per (shape, m) on the paths of the recursion."""
+    if unbounded():
+        return check_resources(what)
     nodes = len(structure.subtrees()) + structure.height
     rows = min(n_parts_max, structure.n_leaves) + 1
     if log_space:
@@ -117,6 +123,8 @@ def check_loose(structure, n_parts_max: int, m: int, log_space: bool, what: str)
 def check_vcdim_search(structure, n_features: int, what: str) -> Deadline:
     """Algorithm 2: tables up to a horizon of ``4 L`` (doubled as needed) and one step per
     ``m`` from ``L + 1`` past the VC dimension, which is at least the lower bound."""
+    if unbounded():
+        return check_resources(what, watch=True)
     from treebound.theory.vcdim import vcdim_lower_bound
 
     L = structure.n_leaves

@@ -267,7 +267,9 @@ class BaseDecisionTree(BaseEstimator):
     # -------------------------------------------------------------- routing
     def encode(self, X) -> np.ndarray:
         """The float64 matrix the tree's tests read: numeric columns as given, categorical
-        columns as level codes (the order of ``encoder_``'s categories).
+        columns as level codes (the order of ``encoder_``'s categories; a level never seen in
+        training gets the code ``K``, the number of known levels, under
+        ``handle_unknown="heaviest_child"``).
 
         Parameters
         ----------

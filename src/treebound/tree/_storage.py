@@ -388,7 +388,8 @@ class Tree:
                     raise ValueError(f"category map of node {i} names a child slot outside 0..{k - 1}")
         if covered[0] != 0 or np.any(covered[1:] != 1):
             raise ValueError("child ranges do not form a tree (a node has zero or several parents)")
-        self._validate_statistics(internal)
+        with np.errstate(over="ignore", invalid="ignore"):  # overflowing sums are refused
+            self._validate_statistics(internal)
         return self
 
     def _validate_statistics(self, internal: np.ndarray) -> None:
