@@ -77,7 +77,8 @@ def sklearn_to_tree(sk_tree, n_features) -> Tree:
     keep = np.asarray(order)
     w = sk_tree.weighted_n_node_samples[keep]
     value = sk_tree.value[keep, 0, :]
-    if np.allclose(value.sum(axis=1), 1.0):  # recent scikit-learn stores fractions
+    regression = sk_tree.n_classes[0] == 1
+    if not regression and np.allclose(value.sum(axis=1), 1.0):  # recent scikit-learn: fractions
         value = value * w[:, None]
     internal = fc >= 0
     return Tree(first_child=fc, n_children=np.where(internal, 2, 0).astype(np.int64),
@@ -88,7 +89,8 @@ def sklearn_to_tree(sk_tree, n_features) -> Tree:
                 impurity=sk_tree.impurity[keep].astype(np.float64),
                 n_node_samples=sk_tree.n_node_samples[keep].astype(np.int64),
                 weighted_n_node_samples=w.astype(np.float64),
-                n_categories=np.zeros(n_features, dtype=np.int64)).validate()
+                n_categories=np.zeros(n_features, dtype=np.int64),
+                task="regression" if regression else "classification").validate()
 
 
 def tree_errors(tree: Tree) -> int:

@@ -131,3 +131,150 @@ def test_cyclic_and_shared_children_are_rejected():
     tree["first_child"][second] = tree["first_child"][0]  # two parents for the same children
     with pytest.raises(ValueError, match="children"):
         DecisionTreeClassifier.from_dict(doc)
+
+
+# ------------------------------------------------------- edited statistics, sizes and files
+def _doc(name="numeric"):
+    model, _ = MODELS[name]
+    return json.loads(json.dumps(model.to_dict()))
+
+
+def _leaf(doc):
+    return next(i for i, c in enumerate(doc["tree"]["first_child"]) if c < 0)
+
+
+def test_edited_class_counts_are_refused():
+    doc = _doc()
+    doc["tree"]["value"][_leaf(doc)] = [1e308, 1e308]  # the issue's edit
+    with pytest.raises(ValueError, match="edited or corrupted"):
+        DecisionTreeClassifier.from_dict(doc)
+    # the same edit carried up to the root overflows the root's counts (or its weights)
+    tree = doc["tree"]
+    parent = {c + k: i for i, c in enumerate(tree["first_child"]) if c >= 0 for k in range(2)}
+    node = _leaf(doc)
+    while node in parent:
+        node = parent[node]
+        tree["value"][node] = [1e308, 1e308]
+    with pytest.raises(ValueError):
+        DecisionTreeClassifier.from_dict(doc)
+
+
+@pytest.mark.parametrize("field, factor", [("n_node_samples", 2), ("n_node_samples", 0),
+                                           ("weighted_n_node_samples", 1.5),
+                                           ("weighted_n_node_samples", 0.0), ("value", 3.0),
+                                           ("value", -1.0)])
+def test_parent_and_children_must_agree(field, factor):
+    for name in ("numeric", "categorical", "multiway", "regressor"):
+        doc = _doc(name)
+        tree = doc["tree"]
+        node = 0 if field != "value" or name == "regressor" else _leaf(doc)
+        if field == "value":
+            tree["value"][node] = [v * factor + (1.0 if name == "regressor" else 0.0)
+                                   for v in tree["value"][node]]
+        elif field == "n_node_samples":
+            tree[field][node] = int(tree[field][node] * factor)
+        else:
+            tree[field][node] = tree[field][node] * factor
+        cls = type(MODELS[name][0])
+        with pytest.raises(ValueError):
+            cls.from_dict(doc)
+
+
+def test_a_consistent_rescaling_loads_and_gives_a_sane_bound():
+    """Every weight times 1e300 (equal per row): a valid file, and pruning reads rows."""
+    from treebound.pruning import prune
+
+    doc = _doc()
+    tree = doc["tree"]
+    tree["value"] = [[v * 1e300 for v in row] for row in tree["value"]]
+    tree["weighted_n_node_samples"] = [w * 1e300 for w in tree["weighted_n_node_samples"]]
+    model = DecisionTreeClassifier.from_dict(doc)
+    result = prune(model, method="bound")
+    assert 0.0 <= result.bound < 10.0
+    assert result.bound == pytest.approx(prune(MODELS["numeric"][0], method="bound").bound)
+
+
+def test_long_pruning_paths_are_refused_before_reading_them():
+    doc = _doc()
+    rows = doc["tree"]["n_node_samples"][0]
+    doc["extra"]["pruning_path"] = [[1, 0.5]] * 20_000_000  # the issue's 20-million entries
+    with pytest.raises(ValueError, match="20000000 entries, more than the"):
+        DecisionTreeClassifier.from_dict(doc)
+    for path, match in (([[rows + 1, 0.1]], "never increase"), ([[3, 0.1], [4, 0.1]],
+                                                                "never increase"),
+                        ([[0, 0.1]], "between 1"), ([[2, 0.1], [2, 0.1], [2, 0.1], [1, 0.1]],
+                                                     "entries for a tree grown with 2")):
+        doc["extra"]["pruning_path"] = path
+        with pytest.raises(ValueError, match=match):
+            DecisionTreeClassifier.from_dict(doc)
+
+
+def test_the_stored_certificate_must_fit_the_tree():
+    model, _ = MODELS["numeric"]
+    doc = _doc()
+    assert doc["extra"]["certificate"]["n_examples"] == model.tree_.n_node_samples[0]
+    doc["extra"]["certificate"]["n_examples"] = 3
+    doc["extra"]["certificate"]["n_errors"] = 0
+    with pytest.raises(ValueError, match="certificate counts 3 rows"):
+        DecisionTreeClassifier.from_dict(doc)
+
+
+def test_oversized_files_are_refused(tmp_path, monkeypatch):
+    model, _ = MODELS["numeric"]
+    path = tmp_path / "m.json"
+    from treebound import save_model
+
+    save_model(model, path)
+    with pytest.raises(ValueError, match="over the limit of 1 KB"):
+        load_model(path, max_bytes="1K")
+    assert load_model(path, max_bytes=None).get_n_leaves() == model.get_n_leaves()
+    sparse = tmp_path / "sparse.json"  # reported size only: nothing is read
+    with open(sparse, "wb") as fh:
+        fh.truncate(65 * 2**20)
+    with pytest.raises(ValueError, match="64 MB"):
+        load_model(sparse)
+    monkeypatch.setenv("TREEBOUND_MAX_MODEL_BYTES", "200")
+    with pytest.raises(ValueError, match="TREEBOUND_MAX_MODEL_BYTES"):
+        load_model(path)
+    monkeypatch.delenv("TREEBOUND_MAX_MODEL_BYTES")
+    with pytest.raises(ValueError, match="more than 1 KB"):  # a device has no size: read capped
+        load_model("/dev/zero", max_bytes="1K")
+
+
+STAT_FIELDS = ("value", "n_node_samples", "weighted_n_node_samples")
+
+
+@st.composite
+def statistics_edit(draw):
+    name = draw(st.sampled_from(sorted(MODELS)))
+    doc = json.loads(json.dumps(MODELS[name][0].to_dict()))
+    tree = doc["tree"]
+    for _ in range(draw(st.integers(1, 3))):
+        field = draw(st.sampled_from(STAT_FIELDS))
+        node = draw(st.integers(0, len(tree[field]) - 1))
+        factor = draw(st.sampled_from([0.0, 0.5, 2.0, 1e308, -1.0, 1.001, 1e-300]))
+        if field == "value":
+            k = draw(st.integers(0, len(tree["value"][node]) - 1))
+            tree["value"][node][k] *= factor
+        elif field == "n_node_samples":
+            tree[field][node] = int(max(min(tree[field][node] * factor, 2**61), -(2**61)))
+        else:
+            tree[field][node] *= factor
+    return name, doc
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=statistics_edit())
+def test_edited_statistics_fail_cleanly_or_stay_consistent(case):
+    from treebound.pruning import prune
+
+    name, doc = case
+    cls = type(MODELS[name][0])
+    try:
+        loaded = cls.from_dict(doc)
+    except ValueError:
+        return
+    loaded.tree_.validate()  # whatever loads satisfies the statistics contract
+    if name != "regressor" and loaded.tree_.is_binary:
+        result = prune(loaded, method="bound")
+        assert result.bound is None or 0.0 <= result.bound < 1e6

@@ -202,3 +202,75 @@ def test_auto_leaf_budget_values():
     assert [auto_leaf_budget(n) for n in (1, 4, 5, 100, 101, 6093)] == [2, 2, 3, 10, 11, 79]
     with pytest.raises(ValueError, match="max_leaf_nodes"):
         DecisionTreeClassifier(max_leaf_nodes="sqrt").fit([[0.0], [1.0]], [0, 1])
+
+
+# ------------------------------------------------------------------ bounds count rows
+@pytest.mark.parametrize("method", ["bound", "srm"])
+@pytest.mark.parametrize("heavy", [1e308, 1e300, 1e6])
+def test_weighted_node_statistics_give_no_bound(method, heavy):
+    """One row weighted far above the others: the weighted statistics say the 1-leaf tree
+    makes almost no error, which the row counts deny. bound_ is withheld; the certificate
+    counts rows."""
+    from sklearn.datasets import load_breast_cancer
+
+    X, y = load_breast_cancer(return_X_y=True)
+    weights = np.ones(len(y))
+    weights[0] = heavy
+    with pytest.warns(UserWarning, match="bound_ is None.*certificate_ bounds the error rate"):
+        model = DecisionTreeClassifier(pruning=method, max_depth=4).fit(X, y,
+                                                                        sample_weight=weights)
+    assert model.bound_ is None
+    assert model.pruning_info_["bound_withheld"] == "non-uniform sample_weight"
+    training_error = np.mean(model.predict(X) != y)
+    assert model.certificate_.risk_upper_bound >= training_error
+    assert np.all(np.isfinite(model.tree_.impurity))  # extreme weights are rescaled exactly
+    DecisionTreeClassifier.from_dict(model.to_dict())
+
+
+@pytest.mark.parametrize("method", ["bound", "srm"])
+def test_equal_weights_keep_the_bound(method):
+    from sklearn.datasets import load_breast_cancer
+
+    X, y = load_breast_cancer(return_X_y=True)
+    plain = DecisionTreeClassifier(pruning=method, random_state=0).fit(X, y)
+    for weight in (2.0, 1e-3, 1e200):
+        weighted = DecisionTreeClassifier(pruning=method, random_state=0).fit(
+            X, y, sample_weight=np.full(len(y), weight))
+        assert weighted.bound_ == pytest.approx(plain.bound_, rel=1e-12)
+        assert weighted.get_n_leaves() == plain.get_n_leaves()
+
+
+def test_prune_withholds_the_bound_of_a_weighted_tree():
+    from treebound.pruning import prune
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 3))
+    y = (X[:, 0] + 0.5 * rng.normal(size=300) > 0).astype(int)
+    weights = rng.exponential(size=300)
+    grown = DecisionTreeClassifier(max_depth=5).fit(X, y, sample_weight=weights)
+    with pytest.warns(UserWarning, match="bound_ is None"):
+        result = prune(grown, method="bound")
+    assert result.bound is None and result.estimator.bound_ is None
+    assert result.info["weighted_objective"] > 0
+    # the certificate criteria count rows: their bound stands under weights
+    by_certificate = DecisionTreeClassifier(pruning="bound", pruning_params={"bound": "hti"},
+                                            max_depth=5).fit(X, y, sample_weight=weights)
+    assert by_certificate.bound_ is not None
+
+
+def test_extreme_weights_grow_the_same_tree_as_moderate_ones():
+    from treebound._validation import rescale_extreme_weights
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(200, 3))
+    y = (X[:, 0] > 0).astype(int)
+    weights = rng.exponential(size=200)
+    base = DecisionTreeClassifier(criterion="entropy").fit(X, y, sample_weight=weights)
+    for scale in (2.0**300, 2.0**-300):
+        scaled = DecisionTreeClassifier(criterion="entropy").fit(X, y,
+                                                                 sample_weight=weights * scale)
+        assert np.array_equal(scaled.tree_.threshold, base.tree_.threshold, equal_nan=True)
+        assert np.array_equal(scaled.tree_.feature, base.tree_.feature)
+    assert rescale_extreme_weights(np.array([1e308, 1e-308]))[1] > 0
+    moderate = np.array([1.0, 3.0])
+    assert rescale_extreme_weights(moderate) is moderate

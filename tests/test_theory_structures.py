@@ -44,6 +44,11 @@ def tree_from_structure(structure: TreeStructure, n_features: int = 2) -> Tree:
     n = len(order)
     fc = np.array(first_child, dtype=np.int64)
     internal = fc >= 0
+    # one training row per leaf: every node holds the rows of its leaves (validate checks it)
+    rows = np.where(internal, 0, 1).astype(np.int64)
+    for i in range(n - 1, -1, -1):
+        if internal[i]:
+            rows[i] = rows[fc[i]] + rows[fc[i] + 1]
     return Tree(
         first_child=fc,
         n_children=np.where(internal, 2, 0).astype(np.int64),
@@ -51,10 +56,10 @@ def tree_from_structure(structure: TreeStructure, n_features: int = 2) -> Tree:
         threshold=np.where(internal, 0.5, np.nan),
         category_offset=np.full(n, -1, dtype=np.int64),
         category_child=np.empty(0, dtype=np.int64),
-        value=np.ones((n, 2)),
+        value=np.column_stack([rows, np.zeros(n)]).astype(np.float64),
         impurity=np.zeros(n),
-        n_node_samples=np.ones(n, dtype=np.int64),
-        weighted_n_node_samples=np.ones(n),
+        n_node_samples=rows,
+        weighted_n_node_samples=rows.astype(np.float64),
         n_categories=np.zeros(n_features, dtype=np.int64),
     ).validate()
 

@@ -83,7 +83,7 @@ def test_bad_targets_and_options():
 
 def test_bad_prediction_data_gets_a_clear_error():
     frame, y = _frame()
-    model = DecisionTreeClassifier().fit(frame, y)
+    model = DecisionTreeClassifier(handle_unknown="error").fit(frame, y)
     with pytest.raises(ValueError, match="not seen during fit"):
         model.predict(frame.assign(color=pd.Categorical(["a", "zz"] * 60)))
     with pytest.raises(ValueError, match="feature names should match"):
@@ -118,9 +118,12 @@ def test_missing_categorical_values_are_a_category():
     assert model.encoder_.categories[2][-1] is None
     model.predict(frame)
     without = frame.dropna()
-    clean = DecisionTreeClassifier().fit(without, y[without.index])
+    clean = DecisionTreeClassifier(handle_unknown="error").fit(without, y[without.index])
     with pytest.raises(ValueError, match="missing values"):
         clean.predict(frame)
+    # by default a missing value never seen in training is routed like an unseen level
+    lenient = DecisionTreeClassifier().fit(without, y[without.index])
+    assert len(lenient.predict(frame)) == len(frame)
 
 
 @pytest.mark.parametrize("split", ["binary", "multiway"])

@@ -34,6 +34,9 @@ _EXPORTS = {
     # certificates: bounds on the true error of any fitted tree
     "Certificate": "treebound.certificates",
     "certify": "treebound.certificates",
+    # resource limits of the theory functions
+    "ResourceLimitError": "treebound._resources",
+    "resource_limits": "treebound._resources",
 }
 
 #: The theory names re-exported at the root (tree structures and their bounds).

@@ -7,6 +7,7 @@ what is accepted and what was given.
 
 from __future__ import annotations
 
+import math
 import numbers
 from dataclasses import dataclass
 
@@ -118,3 +119,23 @@ def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray:
     if not np.any(weights > 0):
         raise ValueError("sample_weight sums to zero: at least one sample needs positive weight")
     return np.ascontiguousarray(weights)
+
+
+#: Weights whose largest value lies outside [2^-64, 2^64] are rescaled (see below).
+_WEIGHT_EXPONENT_RANGE = 64
+
+
+def rescale_extreme_weights(weights: np.ndarray) -> np.ndarray:
+    """Positive weights scaled by a power of two when the largest is above ``2^64`` or below
+    ``2^-64``, so that sums and the squares in the impurities cannot overflow or vanish (one
+    row weighted ``1e308`` makes the Gini of its node ``inf``). Every weighted statistic the
+    growth reads is a ratio of weights, so the tree is the same; multiplying by a power of two
+    is exact. Weights that the scaling would flush to zero become the smallest positive float.
+    """
+    top = float(weights.max())
+    exponent = math.frexp(top)[1]
+    if -_WEIGHT_EXPONENT_RANGE <= exponent <= _WEIGHT_EXPONENT_RANGE:
+        return weights
+    scaled = np.ldexp(weights, 1 - exponent)
+    scaled[(scaled == 0) & (weights > 0)] = np.nextafter(0.0, 1.0)
+    return scaled

@@ -143,7 +143,15 @@ def certify_deployed(deployed: DeployedTree, y_idx: np.ndarray, *, delta: float 
                      method: str = "auto", ghost_size=None,
                      table_budget: int = DEFAULT_TABLE_BUDGET) -> Certificate:
     """:func:`certify` on a :class:`DeployedTree` and class indices (the functional core the
-    estimators call at the end of ``fit``)."""
+    estimators call at the end of ``fit``). The work is sized by the rows, already in memory,
+    and capped by ``table_budget``: the resource limits of the theory functions do not apply."""
+    from treebound._resources import unlimited
+
+    with unlimited():
+        return _certify_deployed(deployed, y_idx, delta, method, ghost_size, table_budget)
+
+
+def _certify_deployed(deployed, y_idx, delta, method, ghost_size, table_budget):
     predicted = deployed.predict_index()
     sample = Sample(deployed, np.asarray(y_idx), predicted != y_idx)
     if sample.m == 0:

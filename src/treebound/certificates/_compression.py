@@ -10,7 +10,8 @@ training rows — from a few training examples (the compression set) and a messa
 2. for every internal node, in the preorder of that canonical shape, its test among the
    ``W`` tests the node can hold, uniformly
    (:func:`~treebound.certificates._counting.log_test_counts`: ``W = 2 ell_eff`` for a binary
-   node, as in Theorem 9; a binary node's test says which child is the ``x <= t`` side);
+   node, as in Theorem 9, a categorical feature counted with its ``K`` known levels and
+   "unseen"; a binary node's test says which child is the ``x <= t`` side);
 3. the class of every leaf (``n^L``);
 4. the size ``d`` of the compression set, uniform over ``2 .. 2 N_num`` (``N_num`` numeric
    tests; ``d = 0`` without one);
@@ -22,7 +23,9 @@ training rows — from a few training examples (the compression set) and a messa
    examples; the order inside a pair does not matter).
 
 **Reconstruction**: build the shape, put the tests in (the categorical maps are the message's
-subsets: categories never seen at a node follow the subset too, so they are covered), compute
+subsets over the ``K + 1`` levels of a feature, the ``K`` known and "unseen": categories never
+seen at a node, and levels never seen in training, follow the subset too, so they are
+covered), compute
 every numeric threshold from its pair, label the leaves. Every step is a function of the
 message and of the compression examples only, so the rebuilt tree *is* the deployed one.
 
@@ -145,9 +148,11 @@ def compress(deployed, wrong: np.ndarray, multiway: bool) -> Compression | str:
     low = np.full(tree.n_nodes, -np.inf)
     high = np.full(tree.n_nodes, np.inf)
     if nodes.size:
+        # the maps with the unseen-level slot: rows of levels the tree never saw route too
+        offsets, pooled = tree.category_maps_with_unseen()
         threshold_neighbours(tree.first_child, np.where(tree.feature < 0, 0, tree.feature),
-                             np.nan_to_num(tree.threshold), tree.category_offset,
-                             tree.category_child, features, low, high)
+                             np.nan_to_num(tree.threshold), offsets, pooled, features, low,
+                             high)
     values = np.column_stack([low[nodes], high[nodes]])
     t = tree.threshold[nodes]
     with np.errstate(invalid="ignore"):

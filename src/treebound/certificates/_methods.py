@@ -27,7 +27,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from treebound.certificates._compression import compress, log_surjections_bound
-from treebound.certificates._counting import log_shape_prior, log_test_counts, may_grow_multiway
+from treebound.certificates._counting import (
+    certified_levels,
+    log_shape_prior,
+    log_test_counts,
+    may_grow_multiway,
+)
 from treebound.theory.bounds import PAPER_ERROR_PRIOR_RATIO, shawe_taylor_bound
 from treebound.theory.tail_inversion import (
     binomial_tail_inversion,
@@ -97,8 +102,9 @@ def log_growth_bound(deployed, n_points: int, multiway: bool,
     shapes = subtree_structures(tree)
     from treebound.pruning.bound import effective_n_features
 
-    tight = log_growth_function_upper_bound(shapes[0], n_points,
-                                            effective_n_features(deployed.n_categories), n)
+    # categorical features with their K known levels and "unseen" (see _counting)
+    tight = log_growth_function_upper_bound(
+        shapes[0], n_points, effective_n_features(certified_levels(deployed.n_categories)), n)
     if tight <= closed:
         return tight, "theorem9"
     return closed, "leaf_assignments"

@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from treebound.cli._core import _fail
+from treebound.cli._core import DropOption, EncodingOption, SepOption, _fail
 
 
 def register(app: typer.Typer, bench_app: typer.Typer) -> None:
@@ -64,10 +64,14 @@ def certify(
     test_size: Annotated[float, typer.Option(
         help="The split 'treebound fit' used (its default: 0.25; 0 if the model was fit on "
              "every row of DATA).")] = 0.25,
-    seed: Annotated[int, typer.Option(help="The seed 'treebound fit' used.")] = 0,
+    seed: Annotated[int, typer.Option(min=0, max=2**32 - 1,
+                                      help="The seed 'treebound fit' used.")] = 0,
     rows: Annotated[str, typer.Option(
         help="train: certify on the rows the model was fit on; test: the held-out rows of the "
              "split (test-set bound).")] = "train",
+    sep: SepOption = None,
+    encoding: EncodingOption = None,
+    drop: DropOption = None,
 ):
     """Certify a saved classifier: with probability 1 - delta its error on new data is at most
     the printed value. The training-sample methods are valid only on the i.i.d. sample the
@@ -76,8 +80,8 @@ def certify(
     from treebound import load_model
     from treebound.certificates import METHODS
     from treebound.certificates import certify as certify_model
-    from treebound.cli._core import train_test_rows
-    from treebound.cli._data import DataFileError, read_table, select_features, split_target
+    from treebound.cli._core import read_data, train_test_rows
+    from treebound.cli._data import DataFileError, select_features, split_target
     from treebound.cli._notes import announce_compilation
 
     announce_compilation(("prediction", "theory"))
@@ -97,7 +101,7 @@ def certify(
         model = load_model(model_file)
         if not hasattr(model, "classes_"):
             _fail("certify bounds the error of classifiers; this model is a regressor")
-        X, y = split_target(read_table(data), target)
+        X, y = split_target(read_data(data, sep, encoding, drop), target)
         X = select_features(X, model)
         X_train, X_test, y_train, y_test = train_test_rows(X, y, "classification", test_size,
                                                            seed)

@@ -8,11 +8,45 @@ from typing import Annotated
 
 import typer
 
+#: Largest raster image ``treebound plot`` writes (pixels; 4 bytes each while drawing).
+MAX_PLOT_PIXELS = 100e6
+
 
 def _fail(message: str) -> None:
     """One-line error on stderr and a non-zero exit, no traceback."""
     typer.echo(f"error: {message}", err=True)
     raise typer.Exit(code=2)
+
+
+def _warn(message: str) -> None:
+    typer.echo(f"warning: {message}", err=True)
+
+
+#: Options shared by the commands that read a data file (fit, predict, certify).
+SepOption = Annotated[str | None, typer.Option(
+    help="Column separator (default: from the extension; ',' for .csv, tab for .tsv; 'tab' "
+         "or '\\t' for a tab).")]
+EncodingOption = Annotated[str | None, typer.Option(
+    help="Text encoding of the data file (default: utf-8), e.g. latin-1.")]
+DropOption = Annotated[list[str] | None, typer.Option(
+    help="Column to ignore (repeatable, or comma-separated), e.g. an identifier.")]
+SeedOption = Annotated[int, typer.Option(min=0, max=2**32 - 1,
+                                         help="Seed of the train/test split.")]
+
+
+def read_data(data, sep, encoding, drop):
+    """The data file as a DataFrame without the dropped columns."""
+    from treebound.cli._data import drop_columns, read_table
+
+    return drop_columns(read_table(data, sep=sep, encoding=encoding), drop)
+
+
+def warn_numeric_typos(X) -> None:
+    """A warning on stderr for every feature column that is numbers but for a few values."""
+    from treebound.cli._data import numeric_typos
+
+    for message in numeric_typos(X):
+        _warn(message)
 
 
 def register(app: typer.Typer, bench_app: typer.Typer) -> None:
@@ -41,7 +75,7 @@ def fit(
     task: Annotated[str, typer.Option(help="classification, regression or auto.")] = "auto",
     test_size: Annotated[float, typer.Option(
         help="Held-out fraction for the test score (0: train on every row).")] = 0.25,
-    seed: Annotated[int, typer.Option(help="Seed of the train/test split.")] = 0,
+    seed: SeedOption = 0,
     save: Annotated[Path, typer.Option(help="Write the fitted model here (JSON).")] = None,
     show_tree: Annotated[bool, typer.Option(help="Print the tree and its rules.")] = True,
     pruning: Annotated[str, typer.Option(
@@ -49,18 +83,37 @@ def fit(
     )] = None,
     pruning_param: Annotated[list[str], typer.Option(
         help="Option of the pruning method as KEY=VALUE (repeatable), e.g. delta=0.1.")] = None,
+    sep: SepOption = None,
+    encoding: EncodingOption = None,
+    drop: DropOption = None,
 ):
-    """Fit a tree on DATA, report train/test scores, print the tree and its rules."""
+    """Fit a tree on DATA, report train/test scores, print the tree and its rules.
+
+    A text column with a different value in every row (an identifier) is refused: drop it with
+    --drop. A level of a categorical column that only the test rows hold is predicted by the
+    model's rule for unseen levels (the child that received the most training weight)."""
     import numpy as np
     import pandas as pd
 
     from treebound import DecisionTreeClassifier, DecisionTreeRegressor, export_text, format_rules
-    from treebound.cli._data import DataFileError, read_table, split_target
+    from treebound.cli._data import DataFileError, identifier_columns, split_target
 
+    if pruning_param and pruning is None:
+        _fail("--pruning-param sets options of a pruning method: give --pruning too")
     try:
-        X, y = split_target(read_table(data), target)
+        X, y = split_target(read_data(data, sep, encoding, drop), target)
     except DataFileError as exc:
         _fail(str(exc))
+    warn_numeric_typos(X)
+    ids = identifier_columns(X)
+    if ids:
+        _fail(f"column {ids[0]!r} holds a different text value in every one of the {len(X)} "
+              "rows, like an identifier: a tree cannot learn from it; drop it with --drop "
+              f"{','.join(ids)}")
+    labels = _label_types(y)
+    if len(labels) > 1:
+        _fail(f"the target column {target!r} mixes label types ({', '.join(labels)}); make "
+              "every label the same type")
     if task not in ("auto", "classification", "regression"):
         _fail(f"--task must be auto, classification or regression, got {task!r}")
     if task == "auto":
@@ -119,6 +172,14 @@ def fit(
         typer.echo(f"\nmodel saved to {save}")
 
 
+def _label_types(y) -> list[str]:
+    """Names of the Python types among the non-missing labels (text and numbers can't be
+    ordered together)."""
+    kinds = {("text" if isinstance(v, str) else "number" if isinstance(v, int | float) else
+              type(v).__name__) for v in y.dropna().tolist()}
+    return sorted(kinds)
+
+
 def train_test_rows(X, y, task: str, test_size: float, seed: int):
     """The split ``treebound fit`` trains and scores on (``certify`` rebuilds it): stratified
     for classification when every class has two rows; ``test_size = 0`` keeps every row."""
@@ -155,16 +216,22 @@ def predict(
     out: Annotated[Path, typer.Option(help="Write predictions here (CSV) instead of stdout.")]
     = None,
     proba: Annotated[bool, typer.Option(help="Class probabilities instead of labels.")] = False,
+    sep: SepOption = None,
+    encoding: EncodingOption = None,
+    drop: DropOption = None,
 ):
-    """Predict DATA with a saved model (one prediction per row)."""
+    """Predict DATA with a saved model (one prediction per row). Levels of a categorical column
+    never seen in training follow the model's handle_unknown rule (default: the child that
+    received the most training weight)."""
     import pandas as pd
 
     from treebound import load_model
-    from treebound.cli._data import DataFileError, read_table, select_features
+    from treebound.cli._data import DataFileError, select_features
 
     try:
         model = load_model(model_file)
-        X = select_features(read_table(data), model)
+        X = select_features(read_data(data, sep, encoding, drop), model)
+        warn_numeric_typos(X)
         if proba:
             if not hasattr(model, "predict_proba"):
                 _fail("--proba needs a classifier model")
@@ -185,7 +252,7 @@ def predict(
 
 
 def demo(
-    seed: Annotated[int, typer.Option(help="Seed of the train/test split.")] = 0,
+    seed: SeedOption = 0,
 ):
     """The main job in a minute, on scikit-learn's bundled breast-cancer data."""
     from treebound.cli._notes import announce_compilation
@@ -198,8 +265,11 @@ def demo(
 def plot(
     model_file: Annotated[Path, typer.Argument(help="Model file written by 'treebound fit'.")],
     out: Annotated[Path, typer.Argument(help="Image file to write (PNG, SVG or PDF).")],
-    max_depth: Annotated[int, typer.Option(help="Draw only this many levels.")] = None,
-    dpi: Annotated[int, typer.Option(help="Resolution of raster images.")] = 120,
+    max_depth: Annotated[int, typer.Option(
+        help="Draw only this many levels (default: all levels of a tree of at most 64 leaves, "
+             "else the deepest level that fits in 64 columns).")] = None,
+    dpi: Annotated[int, typer.Option(min=1, max=2400, help="Resolution of raster images.")]
+    = 120,
     pruning_path: Annotated[bool, typer.Option(
         "--pruning-path", help="Draw the pruning path (objective vs leaves) instead of the tree."
     )] = False,
@@ -219,9 +289,18 @@ def plot(
     import matplotlib.pyplot as plt
 
     from treebound import plot_pruning_path, plot_tree
+    from treebound.tree._plot import tree_figure_inches
 
+    depth = "auto" if max_depth is None else max_depth
+    inches = (6.4, 4.8) if pruning_path else tree_figure_inches(model, depth)
+    width, height = (float(v) * dpi for v in inches)
+    if out.suffix.lower() not in (".svg", ".pdf", ".eps", ".ps") and \
+            width * height > MAX_PLOT_PIXELS:
+        _fail(f"the image would be about {width:,.0f} x {height:,.0f} pixels, over the limit of "
+              f"{MAX_PLOT_PIXELS / 1e6:.0f} megapixels: lower --dpi or --max-depth, or write "
+              "SVG or PDF")
     try:
-        ax = plot_pruning_path(model) if pruning_path else plot_tree(model, max_depth=max_depth)
+        ax = plot_pruning_path(model) if pruning_path else plot_tree(model, max_depth=depth)
     except (ValueError, TypeError) as exc:
         _fail(str(exc))
     try:

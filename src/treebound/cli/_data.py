@@ -11,38 +11,162 @@ class DataFileError(ValueError):
     """A data file that cannot be read or lacks what the command needs."""
 
 
-def read_table(path: str | Path) -> pd.DataFrame:
-    """Read a CSV or TSV file (``.gz`` allowed); the separator follows the extension.
+def read_table(path: str | Path, *, sep: str | None = None,
+               encoding: str | None = None) -> pd.DataFrame:
+    """Read a CSV or TSV file (``.gz`` allowed).
 
-    ``.tsv``/``.tab`` (optionally ``.gz``) are tab-separated, ``.csv`` comma-separated; anything
-    else is sniffed. Strings stay strings so categorical columns keep their labels.
+    ``sep``: the column separator (``"\\t"`` or ``"tab"`` for a tab); by default it follows the
+    extension: ``.tsv``/``.tab`` (optionally ``.gz``) are tab-separated, ``.csv``
+    comma-separated, anything else is sniffed. ``encoding``: the text encoding (default
+    UTF-8). Strings stay strings so categorical columns keep their labels; every column is
+    typed from all its values (no mixed types from reading in chunks). Duplicate column names
+    are an error (pandas would rename them silently).
     """
     path = Path(path)
     if not path.exists():
         raise DataFileError(f"data file {str(path)!r} does not exist")
     if path.is_dir():
         raise DataFileError(f"{str(path)!r} is a directory, not a data file")
-    suffixes = [s.lower() for s in path.suffixes]
-    if suffixes and suffixes[-1] == ".gz":
-        suffixes = suffixes[:-1]
-    ext = suffixes[-1] if suffixes else ""
+    options = _read_options(path, sep, encoding)
     try:
-        if ext in (".tsv", ".tab"):
-            frame = pd.read_csv(path, sep="\t")
-        elif ext == ".csv":
-            frame = pd.read_csv(path)
-        else:
-            frame = pd.read_csv(path, sep=None, engine="python")
-    except (OSError, UnicodeDecodeError, pd.errors.ParserError, pd.errors.EmptyDataError,
-            EOFError) as exc:
-        raise DataFileError(f"cannot read data file {str(path)!r}: {exc}") from None
+        header = pd.read_csv(path, header=None, nrows=1, dtype=str, keep_default_na=False,
+                             **options)
+        frame = pd.read_csv(path, **options)
+    except (OSError, UnicodeDecodeError, LookupError, pd.errors.ParserError,
+            pd.errors.EmptyDataError, EOFError) as exc:
+        raise DataFileError(f"cannot read data file {str(path)!r}: {_one_line(exc)}") from None
     except Exception as exc:  # e.g. a corrupt gzip stream (zlib.error, BadGzipFile)
-        raise DataFileError(f"cannot read data file {str(path)!r}: {exc}") from None
+        raise DataFileError(f"cannot read data file {str(path)!r}: {_one_line(exc)}") from None
     if frame.shape[0] == 0:
         raise DataFileError(f"data file {str(path)!r} has no rows")
     if frame.shape[1] == 0:
         raise DataFileError(f"data file {str(path)!r} has no columns")
+    names = [str(v) for v in header.iloc[0].tolist()] if header.shape[0] else []
+    seen: dict[str, int] = {}
+    duplicates = []
+    for position, name in enumerate(names):
+        if name in seen:
+            duplicates.append(f"{name!r} (columns {seen[name] + 1} and {position + 1})")
+        else:
+            seen[name] = position
+    if duplicates:
+        raise DataFileError(f"data file {str(path)!r} has duplicate column names: "
+                            f"{', '.join(duplicates[:5])}; rename them")
     return frame
+
+
+def _read_options(path: Path, sep: str | None, encoding: str | None) -> dict:
+    if sep is not None:
+        if sep.lower() in ("\\t", "tab", "\t"):
+            sep = "\t"
+        if sep == "":
+            raise DataFileError("--sep must not be empty")
+        options = {"sep": sep}
+    else:
+        suffixes = [s.lower() for s in path.suffixes]
+        if suffixes and suffixes[-1] == ".gz":
+            suffixes = suffixes[:-1]
+        ext = suffixes[-1] if suffixes else ""
+        if ext in (".tsv", ".tab"):
+            options = {"sep": "\t"}
+        elif ext == ".csv":
+            options = {"sep": ","}
+        else:
+            options = {"sep": None}
+    if options["sep"] is None or len(options["sep"]) > 1:
+        options["engine"] = "python"  # sniffing and regex separators
+    else:
+        options["low_memory"] = False  # type each column from all its rows
+    if encoding is not None:
+        import codecs
+
+        try:
+            codecs.lookup(encoding)
+        except LookupError:
+            raise DataFileError(f"unknown --encoding {encoding!r}") from None
+        options["encoding"] = encoding
+    return options
+
+
+def _one_line(exc: BaseException) -> str:
+    lines = str(exc).strip().splitlines()
+    return lines[0] if lines else type(exc).__name__
+
+
+def drop_columns(frame: pd.DataFrame, drop) -> pd.DataFrame:
+    """``frame`` without the columns named in ``drop`` (each item a name, or names separated
+    by commas); an unknown name is an error."""
+    if not drop:
+        return frame
+    names = []
+    for item in drop:
+        if item in frame.columns:
+            names.append(item)
+            continue
+        for name in (n.strip() for n in item.split(",")):
+            if not name:
+                continue
+            if name not in frame.columns:
+                shown = ", ".join(map(str, list(frame.columns)[:12]))
+                raise DataFileError(f"--drop names unknown column {name!r}; columns are: {shown}")
+            names.append(name)
+    return frame.drop(columns=list(dict.fromkeys(names)))
+
+
+#: A text column is "numeric with a few typos" when at most this share of its values (and at
+#: most _MAX_TYPO_VALUES distinct values) are not numbers.
+_TYPO_SHARE = 0.05
+_MAX_TYPO_VALUES = 5
+#: A text column whose every value differs is an identifier when the file has this many rows.
+_ID_MIN_ROWS = 20
+
+
+def numeric_typos(frame: pd.DataFrame) -> list[str]:
+    """Warnings for text columns that are numbers but for a few values (a typo such as
+    ``'abc'`` turns a numeric column categorical): one message per column, naming the values."""
+    messages = []
+    for name in frame.columns:
+        column = frame[name]
+        if not (pd.api.types.is_object_dtype(column.dtype)
+                or pd.api.types.is_string_dtype(column.dtype)):
+            continue
+        present = column.dropna()
+        if present.empty:
+            continue
+        numbers = pd.to_numeric(present, errors="coerce")
+        bad = present[numbers.isna()]
+        if bad.empty or len(bad) > max(1, _TYPO_SHARE * len(present)):
+            continue
+        values = list(dict.fromkeys(str(v) for v in bad.tolist()))
+        if len(values) > _MAX_TYPO_VALUES:
+            continue
+        rows = ", ".join(str(int(i) + 1) for i in bad.index[:5])
+        messages.append(
+            f"column {str(name)!r} holds numbers except {len(bad)} value(s) "
+            f"{', '.join(repr(v) for v in values)} (row {rows}{' ...' if len(bad) > 5 else ''}), "
+            "so it is read as categorical; fix the values, or drop the column with --drop")
+    return messages
+
+
+def identifier_columns(frame: pd.DataFrame) -> list[str]:
+    """Text columns with a different value in every row (identifiers, names, free text):
+    a tree cannot learn from them, and every new row holds a level never seen. Columns of
+    numbers with a few typos are not counted (:func:`numeric_typos` warns about them)."""
+    if frame.shape[0] < _ID_MIN_ROWS:
+        return []
+    found = []
+    for name in frame.columns:
+        column = frame[name]
+        if not (pd.api.types.is_object_dtype(column.dtype)
+                or pd.api.types.is_string_dtype(column.dtype)):
+            continue
+        if not (column.notna().all() and column.nunique() == len(column)):
+            continue
+        numbers = pd.to_numeric(column, errors="coerce")
+        if numbers.notna().mean() >= 0.5:
+            continue  # numbers with typos
+        found.append(str(name))
+    return found
 
 
 def split_target(frame: pd.DataFrame, target: str) -> tuple[pd.DataFrame, pd.Series]:
@@ -61,7 +185,10 @@ def split_target(frame: pd.DataFrame, target: str) -> tuple[pd.DataFrame, pd.Ser
             ) from None
     if target not in frame.columns:
         shown = ", ".join(map(str, list(frame.columns)[:12]))
-        raise DataFileError(f"target column {target!r} not found; columns are: {shown}")
+        hint = ""
+        if frame.shape[1] == 1:
+            hint = " (the file was read as a single column: is the separator right? see --sep)"
+        raise DataFileError(f"target column {target!r} not found; columns are: {shown}{hint}")
     if frame.shape[1] < 2:
         raise DataFileError("the data has no feature columns besides the target")
     return frame.drop(columns=[target]), frame[target]

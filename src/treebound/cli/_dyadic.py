@@ -49,6 +49,9 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
         Shared datasets: stratified 5-fold CV. Synthetic ones: 5 fresh training samples, each
         scored on 20,000 independent test points.
         """
+        if not data_dir.is_dir():
+            typer.echo(f"error: --data-dir {str(data_dir)!r} is not a directory", err=True)
+            raise typer.Exit(code=2)
         _run(data_dir, _names(datasets), _names(models), speed, out)
 
 

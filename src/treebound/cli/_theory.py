@@ -7,6 +7,26 @@ from typing import Annotated
 import typer
 
 
+def _count(text: str, option: str) -> int:
+    """A non-negative integer written as ``5000`` or ``1e6``."""
+    try:
+        value = int(text)
+    except ValueError:
+        pass
+    else:
+        if value < 0:
+            raise ValueError(f"{option} must be a non-negative whole number, got {text!r}")
+        return value
+    try:
+        value = float(text)
+    except ValueError:
+        raise ValueError(f"{option} must be a whole number such as 5000 or 1e6, got "
+                         f"{text!r}") from None
+    if not value.is_integer() or value < 0:
+        raise ValueError(f"{option} must be a non-negative whole number, got {text!r}")
+    return int(value)
+
+
 def register(app: typer.Typer, bench_app: typer.Typer) -> None:
     """Add the theory commands to the main and the ``bench`` applications."""
 
@@ -16,11 +36,16 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
         features: Annotated[int, typer.Option("--features", "-l", help="Number of real-valued features.")],
         classes: Annotated[int, typer.Option("--classes", "-n", help="Number of classes.")] = 2,
         examples: Annotated[
-            int | None, typer.Option("--examples", "-m", help="Sample size m for the growth bound.")
+            str | None, typer.Option("--examples", "-m",
+                                     help="Sample size m for the growth bound (e.g. 5000 or 1e6).")
         ] = None,
         variant: Annotated[str, typer.Option(help="tight, loose or loose_paper.")] = "tight",
     ) -> None:
-        """VC-dimension bounds and the log growth-function bound of a tree structure."""
+        """VC-dimension bounds and the log growth-function bound of a tree structure.
+
+        Requests that would need more than TREEBOUND_MAX_MEMORY (default 1 GB) or
+        TREEBOUND_MAX_SECONDS (default 10 s) are refused before any work; set those
+        environment variables to raise the limits."""
         from rich.console import Console
         from rich.table import Table
 
@@ -36,10 +61,12 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
 
         announce_compilation(("theory",))
         try:
+            if classes < 1:
+                raise ValueError(f"--classes must be at least 1, got {classes}")
             shape = TreeStructure.parse(structure)
             cache = PartitioningCache()
             rows = [
-                ("structure", str(shape)),
+                ("structure", repr(shape)[len("TreeStructure("):-1]),
                 ("leaves / internal nodes / height",
                  f"{shape.n_leaves} / {shape.n_internal} / {shape.height}"),
                 (f"stump VC dimension (ell={features})", str(stump_vcdim(features))),
@@ -49,11 +76,12 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
                  str(vcdim_upper_bound(shape, features, cache=cache))),
             ]
             if examples is not None:
+                examples = _count(examples, "--examples")
                 value = log_growth_function_upper_bound(shape, examples, features, classes,
                                                         variant=variant, cache=cache)
                 rows.append((f"ln growth-function bound (m={examples}, n={classes}, {variant})",
                              f"{value:.6f}"))
-        except (ValueError, TypeError) as exc:
+        except (ValueError, TypeError, OverflowError) as exc:
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(code=2) from None
         table = Table(title="treebound vcdim", show_header=False)
@@ -71,5 +99,12 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
         """Leboeuf et al. (2020) Figure 3: VC bounds of the first 11 tree shapes (writes markdown)."""
         from treebound.experiments.vcdim_table import write_figure3
 
-        path = write_figure3(output, n_features=features)
+        if features < 1:
+            typer.echo(f"error: --features must be at least 1, got {features}", err=True)
+            raise typer.Exit(code=2)
+        try:
+            path = write_figure3(output, n_features=features)
+        except OSError as exc:
+            typer.echo(f"error: cannot write {output!r}: {exc}", err=True)
+            raise typer.Exit(code=2) from None
         typer.echo(f"wrote {path}")

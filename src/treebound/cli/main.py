@@ -13,7 +13,10 @@ import importlib
 
 import typer
 
+from treebound.cli._errors import OneLineErrorGroup
+
 app = typer.Typer(
+    cls=OneLineErrorGroup,
     name="treebound",
     help="Decision trees whose size is chosen by learning theory instead of cross-validation.",
     no_args_is_help=True,

@@ -149,13 +149,15 @@ def run_benchmark(data_dir, *, datasets=None, n_splits=25, models=MODELS, jobs=1
     unknown = sorted(set(models) - set(MODELS))
     if unknown:
         raise ValueError(f"unknown models {unknown}: expected some of {MODELS}")
+    # the data first: a wrong --data-dir must fail before the results of an earlier run go
+    loaded = {name: load_dataset(data_dir, name) for name in names}
     previous = read_rows(out_csv) if resume else []
     if not resume and out_csv.exists():
         out_csv.unlink()
     done = {(r["dataset"], int(r["split"])) for r in previous}
     tasks = []
     for name in names:
-        data = load_dataset(data_dir, name)
+        data = loaded[name]
         tasks.extend(CertifyTask(name, i, data.X, data.y, tuple(models))
                      for i in range(n_splits) if (name, i) not in done)
     echo(f"{len(tasks)} splits to run ({len(done)} already in {out_csv})")

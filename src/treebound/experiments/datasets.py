@@ -100,6 +100,8 @@ def load_dataset(data_dir, name: str) -> Dataset:
     import pandas as pd
 
     path = Path(data_dir) / f"{name}.tsv.gz"
+    if not Path(data_dir).is_dir():
+        raise ValueError(f"data directory {str(data_dir)!r} does not exist")
     if not path.is_file():
         raise ValueError(f"dataset {name!r} not found in {str(data_dir)!r} (no {path.name})")
     frame = pd.read_csv(path, sep="\t")

@@ -234,11 +234,12 @@ def run_benchmark(data_dir, *, datasets=None, n_splits=25, max_leaves=40,
     unknown = sorted(set(models) - set(MODELS))
     if unknown:
         raise ValueError(f"unknown models {unknown}: expected some of {MODELS}")
+    # the data first: a wrong --data-dir must fail before the results of an earlier run go
+    loaded = [load_dataset(data_dir, name) for name in names]
     previous = read_rows(out_csv) if resume else []
     if not resume and out_csv.exists():
         out_csv.unlink()
     done = {(r["dataset"], r["protocol"], int(r["split"])) for r in previous}
-    loaded = [load_dataset(data_dir, name) for name in names]
     tasks = make_tasks(loaded, protocols, n_splits, max_leaves, models, frozenset(done))
     echo(f"{len(tasks)} splits to run ({len(done)} already in {out_csv})")
     run_grid(run_split, tasks, jobs=jobs, scheduler=scheduler,

@@ -175,13 +175,15 @@ def run_srm_benchmark(data_dir, *, datasets=None, repetitions=10, split_kinds=SP
     for kind in split_kinds:
         if kind not in SPLITS:
             raise ValueError(f"unknown split kind {kind!r}: expected one of {SPLITS}")
+    # the data first: a wrong --data-dir must fail before the results of an earlier run go
+    loaded = {name: load_dataset(data_dir, name) for name in names}
     previous = read_rows(out_csv) if resume else []
     if not resume and out_csv.exists():
         out_csv.unlink()
     done = {(r["dataset"], r["split_kind"], int(r["repetition"])) for r in previous}
     tasks = []
     for name in names:
-        data = load_dataset(data_dir, name)
+        data = loaded[name]
         for kind in split_kinds:
             for rep in range(repetitions):
                 task = SrmTask(name, kind, rep, data.X, data.y)

@@ -83,7 +83,11 @@ def prune(model_or_tree, X=None, y=None, *, method: str = "bound", sample_weight
         of it holding the pruned tree with ``bound_``, ``pruning_path_``, ``pruning_time_`` and
         ``pruning_info_`` set (its ``pruning``/``pruning_params`` are left as they were).
     """
-    from treebound.pruning._dispatch import run_pruning
+    from treebound.pruning._dispatch import (
+        run_pruning,
+        weights_are_uniform,
+        withhold_weighted_bound,
+    )
     from treebound.tree._storage import Tree
 
     if isinstance(model_or_tree, Tree):
@@ -128,6 +132,8 @@ def prune(model_or_tree, X=None, y=None, *, method: str = "bound", sample_weight
 
     result = run_pruning(tree, method, params, X=X_enc, y=y_enc, sample_weight=weights,
                          grow=grow_fn, seed=seed, cache=cache)
+    # "bound"/"srm" read the node statistics: weights that differ between rows void them
+    result = withhold_weighted_bound(result, weights_are_uniform(tree))
     if model is not None:
         pruned = copy.deepcopy(model)
         pruned._set_pruned(result)

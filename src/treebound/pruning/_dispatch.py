@@ -10,6 +10,7 @@ import time
 
 import numpy as np
 
+from treebound._resources import unlimited
 from treebound.pruning._params import resolve_params
 from treebound.pruning.bound import prune_bound
 from treebound.pruning.cost_complexity import prune_cost_complexity_cv
@@ -65,6 +66,14 @@ def run_pruning(tree, method: str, params: dict | None = None, *, X=None, y=None
     own growth settings) and the pruning set for "reduced_error"; "bound" and "srm" read the
     statistics stored in the tree.
     """
+    # The tables pruning builds are sized by the tree and its training rows, already in memory:
+    # the resource limits of the theory functions (treebound.resource_limits) do not apply.
+    with unlimited():
+        return _run_pruning(tree, method, params, X=X, y=y, sample_weight=sample_weight,
+                            grow=grow, seed=seed, cache=cache)
+
+
+def _run_pruning(tree, method, params, *, X, y, sample_weight, grow, seed, cache):
     params = resolve_params(method, params, task=tree.task)
     started = time.perf_counter()
     if method == "bound" and params["bound"] != "shawe_taylor":
@@ -97,3 +106,39 @@ def run_pruning(tree, method: str, params: dict | None = None, *, X=None, y=None
         folds.append((fold_tree, X[val_idx], y[val_idx], w[val_idx]))
     return prune_cost_complexity_cv(tree, folds, method=method, rule=params["rule"],
                                     risk=params["risk"], started=started)
+
+
+#: Why ``bound`` is withheld under non-uniform weights (the estimators warn with this text).
+WEIGHTED_BOUND_MESSAGE = (
+    "bound_ is None: pruning={method!r} computes its bound from weighted class counts, which a "
+    "non-uniform sample_weight can make arbitrarily small, so the value would bound nothing; "
+    "certificate_ bounds the error rate on new data counting every row with positive weight "
+    "once (the weights play no part in it)")
+
+
+def weights_are_uniform(tree) -> bool:
+    """Whether the tree's statistics look like equal weights on every row: the weight per row
+    is the same at every node that has rows (a tree grown with non-uniform weights can still
+    pass, when every node happens to average to the same weight)."""
+    rows = tree.n_node_samples > 0
+    per_row = tree.weighted_n_node_samples[rows] / tree.n_node_samples[rows]
+    # sums of equal weights in different orders agree to far better than 1e-6
+    return bool(per_row.size == 0 or np.ptp(per_row) <= 1e-6 * np.max(per_row))
+
+
+def withhold_weighted_bound(result, uniform: bool, stacklevel: int = 3):
+    """``result`` with ``bound`` set to None (and a warning) when it was computed from weighted
+    statistics of non-uniformly weighted rows ("bound" with the Shawe-Taylor objective, "srm")."""
+    import dataclasses
+    import warnings
+
+    if uniform or result.bound is None:
+        return result
+    if result.method == "bound" and result.info.get("criterion", "shawe_taylor") != \
+            "shawe_taylor":
+        return result  # the certificate criteria count rows, not weights
+    warnings.warn(WEIGHTED_BOUND_MESSAGE.format(method=result.method), UserWarning,
+                  stacklevel=stacklevel)
+    info = dict(result.info, bound_withheld="non-uniform sample_weight",
+                weighted_objective=result.bound)
+    return dataclasses.replace(result, bound=None, info=info)

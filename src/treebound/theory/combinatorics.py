@@ -11,6 +11,8 @@ import math
 
 import numpy as np
 
+from treebound.theory import _costs
+
 __all__ = [
     "WEDDERBURN_ETHERINGTON",
     "WedderburnEtheringtonNumbers",
@@ -56,6 +58,7 @@ def stirling2(n: int, k: int) -> int:
         return 1 if n == 0 else 0
     if k == 1 or k == n:
         return 1
+    _costs.check_big_integer(n * math.log2(k), k + 1, f"stirling2({n}, {k})")
     if k == 2:
         return 2 ** (n - 1) - 1
     total = 0
@@ -95,6 +98,7 @@ def log_stirling2_table(max_n: int, max_k: int) -> np.ndarray:
 
     max_n = _check_int(max_n, "max_n")
     max_k = _check_int(max_k, "max_k")
+    _costs.check_table(float(max_n + 1) * (max_k + 1), f"log_stirling2_table({max_n}, {max_k})")
     return kernel(max_n, max_k)
 
 
@@ -108,6 +112,10 @@ def falling_factorial(n: int, a: int) -> int:
     """
     n = _check_int(n, "n", minimum=None)
     a = _check_int(a, "a")
+    if 0 <= n < a:
+        return 0
+    _costs.check_big_integer(a * math.log2(max(abs(n), 2)), a, f"falling_factorial({n}, {a})",
+                             by_small=abs(n) < 2**63)
     out = 1
     for i in range(a):
         out *= n - i
@@ -161,6 +169,8 @@ def partition_merge_count(a: int, b: int, c: int) -> int:
     """
     if a > c or b > c or a + b < c or a < 0 or b < 0:
         return 0
+    _costs.check_big_integer(c * math.log2(max(c, 2)), math.log2(max(c, 2)) + 1,
+                             f"partition_merge_count({a}, {b}, {c})")
     return math.comb(a, c - b) * math.comb(b, c - a) * math.factorial(a + b - c)
 
 
@@ -181,6 +191,9 @@ class WedderburnEtheringtonNumbers:
     def __getitem__(self, n_leaves: int) -> int:
         n_leaves = _check_int(n_leaves, "n_leaves", minimum=1)
         values = self._values
+        if len(values) <= n_leaves:
+            _costs.check_exact_we(n_leaves, len(values),
+                                  f"the Wedderburn-Etherington number WE({n_leaves})")
         while len(values) <= n_leaves:
             n = len(values)
             total = sum(values[i] * values[n - i] for i in range(1, (n + 1) // 2))
@@ -235,6 +248,8 @@ class _LogWedderburnEtherington:
             values = np.array([-np.inf] + [math.log(wedderburn_etherington(n))
                                            for n in range(1, _EXACT_WE_LIMIT + 1)])
         if values.shape[0] <= n_leaves:
+            _costs.check_log_we(n_leaves, values.shape[0],
+                                f"ln WE({n_leaves}), the number of tree shapes")
             grown = np.full(max(n_leaves + 1, 2 * values.shape[0]), -np.inf)
             grown[: values.shape[0]] = values
             for n in range(values.shape[0], grown.shape[0]):

@@ -34,7 +34,7 @@ from functools import partial
 
 import numpy as np
 
-from treebound.theory import _tables
+from treebound.theory import _costs, _tables
 from treebound.theory.combinatorics import (
     falling_factorial,
     log_falling_factorial,
@@ -407,7 +407,18 @@ def _loose_values(structure, n_parts_max, m, n_features, cache, paper, log_space
 
 
 # ------------------------------------------------------------------------ public API
-def _values(structure, n_parts_max, m, n_features, variant, cache, log_space):
+def _check_cost(structure, n_parts_max, m, n_features, variant, cache, log_space, what):
+    """Refuse before any work when the tables would exceed the resource limits."""
+    what = f"{what} ({structure.n_leaves} leaves, m={m}, {variant})"
+    if variant == "tight":
+        if log_space:
+            return _costs.check_tight_log(structure, n_parts_max, m, n_features, cache, what)
+        return _costs.check_exact(structure, n_parts_max, m, what)
+    return _costs.check_loose(structure, n_parts_max, m, log_space, what)
+
+
+def _values(structure, n_parts_max, m, n_features, variant, cache, log_space, what):
+    _check_cost(structure, n_parts_max, m, n_features, variant, cache, log_space, what)
     try:
         if variant == "tight":
             if log_space:
@@ -456,7 +467,8 @@ def partitioning_upper_bound(structure, n_parts, n_examples, n_features, variant
     c = _check_int(n_parts, "n_parts", 1)
     if c > m or c > structure.n_leaves:
         return 0
-    return int(_values(structure, c, m, ell, variant, cache, log_space=False)[c])
+    return int(_values(structure, c, m, ell, variant, cache, log_space=False,
+                         what="partitioning_upper_bound")[c])
 
 
 def log_partitioning_upper_bound(structure, n_parts, n_examples, n_features, variant="tight",
@@ -474,7 +486,8 @@ def log_partitioning_upper_bound(structure, n_parts, n_examples, n_features, var
     c = _check_int(n_parts, "n_parts", 1)
     if c > m or c > structure.n_leaves:
         return -math.inf
-    return float(_values(structure, c, m, ell, variant, cache, log_space=True)[c])
+    return float(_values(structure, c, m, ell, variant, cache, log_space=True,
+                         what="log_partitioning_upper_bound")[c])
 
 
 def _check_classes(n_classes):
@@ -499,7 +512,8 @@ def growth_function_upper_bound(structure, n_examples, n_features, n_classes, va
     if m == 0:
         return 1
     top = min(n, structure.n_leaves, m)
-    values = _values(structure, top, m, ell, variant, cache, log_space=False)
+    values = _values(structure, top, m, ell, variant, cache, log_space=False,
+                     what="growth_function_upper_bound")
     return sum(falling_factorial(n, a) * int(values[a]) for a in range(1, top + 1))
 
 
@@ -524,7 +538,8 @@ def log_growth_function_upper_bound(structure, n_examples, n_features, n_classes
     if m == 0:
         return 0.0
     top = min(n, structure.n_leaves, m)
-    values = _values(structure, top, m, ell, variant, cache, log_space=True)
+    values = _values(structure, top, m, ell, variant, cache, log_space=True,
+                     what="log_growth_function_upper_bound")
     return logsumexp([log_falling_factorial(n, a) + values[a] for a in range(1, top + 1)])
 
 
@@ -540,4 +555,18 @@ def stump_partitioning_upper_bound(n_examples, n_features) -> int:
     """
     m = _check_int(n_examples, "n_examples", 0)
     ell = _check_int(n_features, "n_features", 1)
-    return sum(min(2 * ell, math.comb(m, k)) for k in range(1, m)) // 2
+    # C(m, k) grows with k up to m / 2 and is symmetric, so the terms are C(m, k) for k below
+    # the first k* with C(m, k*) >= 2 ell (and mirrored above m - k*), 2 ell in between: only
+    # k* = O(log ell) binomials are needed, whatever m.
+    if m < 2:
+        return 0
+    below = 0  # sum of C(m, k) for 1 <= k < k*
+    comb = 1
+    k = 1
+    while 2 * k <= m:
+        comb = comb * (m - k + 1) // k
+        if comb >= 2 * ell:
+            return (2 * below + 2 * ell * (m - 2 * k + 1)) // 2
+        below += comb
+        k += 1
+    return (2**m - 2) // 2  # every term is C(m, k) < 2 ell

@@ -19,6 +19,7 @@ path from ``v`` to the root (``O(depth)`` dictionary look-ups, not ``O(tree size
 from __future__ import annotations
 
 import itertools
+import math
 import weakref
 
 import numpy as np
@@ -121,6 +122,9 @@ class TreeStructure:
         n_internal = _check_count(n_internal, "n_internal", minimum=0)
         if side not in ("left", "right"):
             raise ValueError(f"side must be 'left' or 'right', got {side!r}")
+        from treebound.theory._costs import check_shapes
+
+        check_shapes(n_internal, f"TreeStructure.path({n_internal})")
         t = cls._leaf
         for _ in range(n_internal):
             t = cls.node(t, cls._leaf) if side == "left" else cls.node(cls._leaf, t)
@@ -140,14 +144,18 @@ class TreeStructure:
         """Parse ``'L'`` / ``'(A,B)'`` notation (whitespace ignored); iterative, any depth."""
         if not isinstance(text, str):
             raise TypeError(f"TreeStructure.parse expects a string, got {type(text).__name__}")
-        tokens = [(i, ch) for i, ch in enumerate(text) if not ch.isspace()]
-        if not tokens:
+        from treebound.theory._costs import check_parse
+
+        check_parse(len(text))
+        if not text or text.isspace():
             raise ValueError("cannot parse an empty tree structure")
         values: list[TreeStructure] = []
         # Each open node counts how many children it has parsed (0 -> expect ',' next, 1 -> ')').
         opened: list[int] = []
         expect_tree = True
-        for pos, ch in tokens:
+        for pos, ch in enumerate(text):
+            if ch.isspace():
+                continue
             if expect_tree:
                 if ch == "L":
                     values.append(cls._leaf)
@@ -317,22 +325,30 @@ class TreeStructure:
         return self
 
     def __str__(self) -> str:
-        parts: list[str] = []
+        from treebound._resources import check_resources
+
+        # 4 L - 3 characters, built from one list entry per character
+        check_resources(f"the text of a {self._n_leaves}-leaf tree structure",
+                        memory=68.0 * (4 * self._n_leaves - 3),
+                        seconds=2e-7 * (4 * self._n_leaves - 3))
+        return "".join(self._characters())
+
+    def _characters(self):
+        """The characters of :meth:`__str__`, lazily (preorder, without recursion)."""
         stack: list = [self]
         while stack:
             item = stack.pop()
             if isinstance(item, str):
-                parts.append(item)
+                yield item
             elif item._left is None:
-                parts.append("L")
+                yield "L"
             else:
                 stack.extend((")", item._right, ",", item._left))
-                parts.append("(")
-        return "".join(parts)
+                yield "("
 
     def __repr__(self) -> str:
-        text = str(self)
-        if len(text) > 80:
+        text = "".join(itertools.islice(self._characters(), 78))
+        if len(text) > 77:
             text = text[:77] + "..."
         return f"TreeStructure({text!r})"
 
@@ -451,6 +467,13 @@ def enumerate_structures(n_leaves: int) -> list[TreeStructure]:
     ['(((L,L),L),L)', '((L,L),(L,L))']
     """
     n_leaves = _check_count(n_leaves, "n_leaves", minimum=1)
+    from treebound.theory._costs import check_shapes
+
+    # Every shape of every size up to n_leaves is built and kept: sum_k WE(k) < 1.7 WE(n).
+    log_count = math.log(1.7) + _log_shape_count(n_leaves)
+    check_shapes(math.exp(min(log_count, 700.0)),
+                 f"enumerate_structures({n_leaves}) (about {math.exp(min(log_count, 700.0)):.3g} "
+                 "shapes)")
     by_size: list[list[TreeStructure]] = [[], [TreeStructure._leaf]]
     for n in range(2, n_leaves + 1):
         shapes = []
@@ -462,3 +485,14 @@ def enumerate_structures(n_leaves: int) -> list[TreeStructure]:
                     shapes.append(TreeStructure.node(a, b).canonical())
         by_size.append(shapes)
     return by_size[n_leaves]
+
+
+def _log_shape_count(n_leaves: int) -> float:
+    """``ln WE(n)``: exact up to 1,000 leaves, the asymptotic ``0.3188 n^-1.5 2.4833^n`` beyond
+    (Otter 1948; within a fraction of a percent there)."""
+    if n_leaves <= 1000:
+        from treebound.theory.combinatorics import log_wedderburn_etherington
+
+        return log_wedderburn_etherington(n_leaves)
+    return (math.log(0.3187766258717) + n_leaves * math.log(2.4832535361726)
+            - 1.5 * math.log(n_leaves))

@@ -26,6 +26,8 @@ import math
 import numpy as np
 from scipy.special import betainccinv, gammaln
 
+from treebound.theory import _costs
+
 __all__ = [
     "binomial_tail_inversion",
     "binomial_tail_lower_inversion",
@@ -93,6 +95,7 @@ def log_binomial_cdf(n_errors: int, n_examples: int, p: float) -> float:
         return 0.0
     if p >= 1.0:
         return -math.inf
+    _costs.check_tail(k + 1, 1, f"log_binomial_cdf({k}, {n})")
     log_p, log_q = math.log(p), math.log1p(-p)
 
     def terms(lo, hi):
@@ -193,6 +196,7 @@ def binomial_tail_inversion(n_errors, n_examples, delta=0.05, *, log_prior=0.0) 
         return 1.0
     if k == 0:  # Bin(0; n, p) = (1 - p)^n: closed form
         return float(min(1.0, -math.expm1(log_delta / n) * (1 + 1e-12)))
+    _costs.check_tail(k + 1, 60, f"binomial_tail_inversion({k}, {n})")
     threshold = log_delta - _tolerance(log_delta)  # a looser test: the limit can only grow
 
     def inside(p):
@@ -229,6 +233,7 @@ def binomial_tail_lower_inversion(n_errors, n_examples, delta=0.05, *, log_prior
         return 0.0
     if k == n:  # P(X = n) = p^n
         return float(max(0.0, math.exp(log_delta / n) * (1 - 1e-12)))
+    _costs.check_tail(n - k + 1, 60, f"binomial_tail_lower_inversion({k}, {n})")
     threshold = log_delta - _tolerance(log_delta)  # a stricter test: the limit can only shrink
     # predicate(p): p is still below the limit (the event "X >= k" is too unlikely).
     lo, hi = _bisect_probability(lambda p: _log_binomial_sf(k, n, p) < threshold, 0.0, k / n)
@@ -269,6 +274,7 @@ def log_hypergeometric_cdf(n_errors: int, n_examples: int, n_bad: int, populatio
         return -math.inf
     if k >= min(m, K):
         return 0.0
+    _costs.check_tail(k - lo + 1, 1, f"log_hypergeometric_cdf({k}, {m}, {K}, {M})")
     return _logsumexp(_log_hypergeometric_terms(m, K, M, np.arange(lo, k + 1)))
 
 
@@ -280,6 +286,7 @@ def log_hypergeometric_sf(n_errors: int, n_examples: int, n_bad: int, population
         return -math.inf
     if k <= max(0, m - (M - K)):
         return 0.0
+    _costs.check_tail(hi - k + 1, 1, f"log_hypergeometric_sf({k}, {m}, {K}, {M})")
     return _logsumexp(_log_hypergeometric_terms(m, K, M, np.arange(k, hi + 1)))
 
 
@@ -319,6 +326,7 @@ def hypergeometric_tail_inversion(n_errors, n_examples, log_delta, population) -
     log_delta = float(log_delta)
     if math.isnan(log_delta) or log_delta > 0.0:
         raise ValueError(f"log_delta must be <= 0, got {log_delta}")
+    _costs.check_tail(k + 1, math.log2(M + 2), f"hypergeometric_tail_inversion({k}, {m}, M={M})")
     threshold = log_delta - _tolerance(log_delta)
     lo, hi = k - 1, M - m + k + 1  # Hyp(lo) > delta (or lo < k); hi qualifies by convention
     while hi - lo > 1:
@@ -338,6 +346,8 @@ def hypergeometric_tail_lower_inversion(n_errors, n_examples, log_delta, populat
     log_delta = float(log_delta)
     if math.isnan(log_delta) or log_delta > 0.0:
         raise ValueError(f"log_delta must be <= 0, got {log_delta}")
+    _costs.check_tail(m - k + 1, math.log2(M + 2),
+                      f"hypergeometric_tail_lower_inversion({k}, {m}, M={M})")
     threshold = log_delta - _tolerance(log_delta)
     lo, hi = k, M + 1  # P(X > k | K = k) = 0 qualifies; K = M + 1 is out of range
     while hi - lo > 1:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 
+from treebound.theory import _costs
 from treebound.theory.partitioning import (
     PartitioningCache,
     _check_int,
@@ -75,18 +76,22 @@ def vcdim_upper_bound(structure: TreeStructure, n_features: int, cache=None) -> 
     structure = structure.canonical()
     if structure.is_leaf:
         return 1
+    deadline = _costs.check_vcdim_search(
+        structure, ell, f"vcdim_upper_bound ({structure.n_leaves} leaves)")
     try:
-        return _first_unshattered(structure, ell, cache, max(4 * structure.n_leaves, 64)) - 1
+        return _first_unshattered(structure, ell, cache, max(4 * structure.n_leaves, 64),
+                                  deadline) - 1
     finally:
         cache.trim()
 
 
-def _first_unshattered(structure, ell, cache, horizon):
+def _first_unshattered(structure, ell, cache, horizon, deadline):
     """Smallest ``m > L_T`` at which the Theorem 9 bound is below ``S(m, 2)`` (Algorithm 2)."""
     m = structure.n_leaves + 1
     for child in (structure.left, structure.right):
         ensure_log_tables(child, 2, horizon, ell, cache)
     while True:
+        deadline.check()
         if m > horizon:
             horizon *= 2
             for child in (structure.left, structure.right):
@@ -158,10 +163,15 @@ def vcdim_lower_bound(structure: TreeStructure, n_features: int, feature_type: s
                 values[t] = values[t.left] + values[t.right]
         return values[structure]
     if arities is None:
-        arities = [2] * ell
-    arities = sorted(_check_int(a, "arity", 2) for a in arities)
-    if len(arities) != ell:
-        raise ValueError(f"arities has {len(arities)} entries but n_features is {ell}")
+        def stump_base(used):  # Theorem 1 on the ell - used two-valued features left
+            return yildiz_stump_vcdim(ell - used)
+    else:
+        arities = sorted(_check_int(a, "arity", 2) for a in arities)
+        if len(arities) != ell:
+            raise ValueError(f"arities has {len(arities)} entries but n_features is {ell}")
+
+        def stump_base(used):
+            return _binary_base(arities[used:])
     # State (subtree, number of features already used above it); iterative post-order.
     memo: dict = {}
     stack = [(structure, 0, False)]
@@ -173,7 +183,7 @@ def vcdim_lower_bound(structure: TreeStructure, n_features: int, feature_type: s
         if t.is_leaf:
             memo[key] = 1
         elif t.is_stump:
-            memo[key] = _binary_base(arities[used:])
+            memo[key] = stump_base(used)
         elif used >= ell:
             memo[key] = 1
         elif not expanded:
@@ -227,4 +237,5 @@ def yildiz_full_tree_lower_bound(height: int, n_features: int) -> int:
     d = _check_int(n_features, "n_features", 0)
     if d - h + 2 < 1:
         raise ValueError(f"Theorem 3 needs n_features >= height - 1, got d={d}, h={h}")
+    _costs.check_big_integer(h, 1, f"yildiz_full_tree_lower_bound (height {h})")
     return 2 ** (h - 1) * ((d - h + 2).bit_length() - 1 + 1)

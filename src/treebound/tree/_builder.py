@@ -140,7 +140,8 @@ def _to_tree(ni, nf, nv, map_pool, n_categories, regression: bool) -> Tree:
         category_offset=category_offset,
         category_child=category_child.astype(np.int64),
         value=value,
-        impurity=nf[:, _layout.F_IMPURITY].copy(),
+        # 1 - sum p^2 and friends can round to -1e-16 on a pure node: an impurity is >= 0
+        impurity=np.maximum(nf[:, _layout.F_IMPURITY], 0.0),
         n_node_samples=ni[:, _layout.I_N_SAMPLES].copy(),
         weighted_n_node_samples=nf[:, _layout.F_WEIGHT].copy(),
         n_categories=np.asarray(n_categories, dtype=np.int64).copy(),

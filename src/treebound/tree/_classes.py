@@ -26,6 +26,7 @@ from treebound._validation import (
     Interval,
     Options,
     check_sample_weight,
+    rescale_extreme_weights,
     validate_parameters,
 )
 from treebound.pruning._params import METHODS as PRUNING_METHODS
@@ -38,7 +39,7 @@ from treebound.tree._builder import (
     GrowthSettings,
     grow,
 )
-from treebound.tree._encoding import FeatureEncoder, resolve_categorical
+from treebound.tree._encoding import HANDLE_UNKNOWN, FeatureEncoder, resolve_categorical
 from treebound.tree._model_io import model_from_dict, model_to_dict
 
 _COMMON_CONSTRAINTS = {
@@ -60,6 +61,7 @@ _COMMON_CONSTRAINTS = {
                      InstanceOf((np.random.RandomState,), "a numpy RandomState")],
     "pruning": [None, Options(PRUNING_METHODS)],
     "pruning_params": [None, InstanceOf((dict,), "a dict of options of the pruning method")],
+    "handle_unknown": [Options(HANDLE_UNKNOWN)],
 }
 
 
@@ -87,6 +89,41 @@ def _json_ready(value):
     if isinstance(value, np.generic):
         return value.item()
     return value
+
+
+def _first_of_each(values) -> str:
+    seen: dict = {}
+    for v in values:
+        seen.setdefault(type(v), v)
+    return ", ".join(repr(v) for v in seen.values())
+
+
+def _check_pruning_path(path, tree) -> None:
+    """A stored pruning path: ``[n_leaves, objective]`` pairs of the trees pruning visited, so
+    ``n_leaves`` never increases and never exceeds the training rows at the root (every leaf
+    of the grown tree held one); the length follows (checked first: a hostile file may hold
+    millions of entries)."""
+    what = "model field extra.pruning_path"
+    if not isinstance(path, list):
+        raise ValueError(f"{what} must be a list of [n_leaves, objective] pairs")
+    rows = int(tree.n_node_samples[0])
+    if len(path) > rows + 1:
+        raise ValueError(f"{what} has {len(path)} entries, more than the {rows} training rows "
+                         "allow")
+    previous = rows
+    for p in path:
+        if not (isinstance(p, list) and len(p) == 2 and isinstance(p[0], int)
+                and not isinstance(p[0], bool)
+                and (p[1] is None or (isinstance(p[1], int | float)
+                                      and not isinstance(p[1], bool)))):
+            raise ValueError(f"{what} must be a list of [n_leaves, objective] pairs")
+        if not 1 <= p[0] <= previous:
+            raise ValueError(f"{what}: n_leaves must stay between 1 and the {rows} training "
+                             f"rows and never increase, got {p[0]} after {previous}")
+        previous = p[0]
+    if path and len(path) > path[0][0] + 1:
+        raise ValueError(f"{what} has {len(path)} entries for a tree grown with {path[0][0]} "
+                         "leaves")
 
 
 def _check_two_dimensional(X) -> None:
@@ -161,7 +198,7 @@ class BaseDecisionTree(BaseEstimator):
         check_is_fitted(self, "tree_")
         _check_two_dimensional(X)
         validate_data(self, X, reset=False, skip_check_array=True)
-        return self.encoder_.transform(X)
+        return self.encoder_.transform(X, getattr(self, "handle_unknown", "error"))
 
     def _grow(self, X_enc, y_enc, sample_weight, n_classes):
         # Zero-weight samples are dropped so that weighting a sample by 0 is the same as removing
@@ -169,6 +206,7 @@ class BaseDecisionTree(BaseEstimator):
         positive = sample_weight > 0
         if not positive.all():
             X_enc, y_enc, sample_weight = X_enc[positive], y_enc[positive], sample_weight[positive]
+        sample_weight = rescale_extreme_weights(sample_weight)
         settings = self._settings(X_enc.shape[0], X_enc.shape[1])
         self.bound_, self.pruning_path_, self.pruning_time_, self.pruning_info_ = None, [], 0.0, {}
         if self.pruning is None:
@@ -179,7 +217,7 @@ class BaseDecisionTree(BaseEstimator):
 
     def _grow_and_prune(self, X_enc, y_enc, sample_weight, n_classes, settings):
         """Grow with the growth settings, then prune (``pruning``, ``pruning_params``)."""
-        from treebound.pruning._dispatch import holdout_split, run_pruning
+        from treebound.pruning._dispatch import holdout_split, run_pruning, withhold_weighted_bound
         from treebound.pruning._params import resolve_params
 
         classification = n_classes is not None
@@ -206,7 +244,10 @@ class BaseDecisionTree(BaseEstimator):
                 data = {"X": X_enc, "y": y_enc, "sample_weight": sample_weight,
                         "grow": grow_on, "seed": settings.seed}
         result = run_pruning(tree, self.pruning, params, **data)
-        self._set_pruned(result)
+        # "bound" and "srm" read weighted node statistics: with unequal weights their value is
+        # no bound (one row weighted 1e308 makes it anything); the certificate counts rows.
+        uniform = bool(np.all(sample_weight == sample_weight[0]))
+        self._set_pruned(withhold_weighted_bound(result, uniform, stacklevel=5))
         return self
 
     def _set_pruned(self, result) -> None:
@@ -226,12 +267,7 @@ class BaseDecisionTree(BaseEstimator):
         if bound is not None and (isinstance(bound, bool) or not isinstance(bound, int | float)):
             raise ValueError("model field extra.bound must be a number or null")
         path = extra.get("pruning_path", [])
-        if not isinstance(path, list) or not all(
-                isinstance(p, list) and len(p) == 2 and isinstance(p[0], int)
-                and not isinstance(p[0], bool) and (p[1] is None or isinstance(p[1], int | float))
-                for p in path):
-            raise ValueError("model field extra.pruning_path must be a list of "
-                             "[n_leaves, objective] pairs")
+        _check_pruning_path(path, self.tree_)
         # Timings are not part of the model (same data and seed -> identical file); a file may
         # still carry one.
         seconds = extra.get("pruning_time", math.nan)
@@ -249,7 +285,9 @@ class BaseDecisionTree(BaseEstimator):
     # -------------------------------------------------------------- routing
     def encode(self, X) -> np.ndarray:
         """The float64 matrix the tree's tests read: numeric columns as given, categorical
-        columns as level codes (the order of ``encoder_``'s categories).
+        columns as level codes (the order of ``encoder_``'s categories; a level never seen in
+        training gets the code ``K``, the number of known levels, under
+        ``handle_unknown="heaviest_child"``).
 
         Parameters
         ----------
@@ -317,6 +355,12 @@ class TreeClassifierMixin:
         y = column_or_1d(np.asarray(y) if not hasattr(y, "to_numpy") else y.to_numpy(), warn=True)
         if y.shape[0] != n_samples:
             raise ValueError(f"X has {n_samples} samples but y has {y.shape[0]}")
+        if y.dtype == object:
+            kinds = {"text" if isinstance(v, str) else "number"
+                     if isinstance(v, numbers.Number) else type(v).__name__ for v in y}
+            if len(kinds) > 1:
+                raise ValueError(f"class labels mix {' and '.join(sorted(kinds))} (e.g. "
+                                 f"{_first_of_each(y)}): use one label type")
         check_classification_targets(y)
         try:
             classes, y_enc = np.unique(y, return_inverse=True)
@@ -394,6 +438,12 @@ class DecisionTreeClassifier(TreeClassifierMixin, ClassifierMixin, BaseDecisionT
         cost-complexity with K-fold CV (fold trees regrown with the same settings), "mcart_cv" =
         M-CART, "srm" = Yildiz's SRM pruning, "reduced_error" = grow on 80 %, prune on the
         held-out 20 % (Yildiz's CVprune).
+    handle_unknown : {"heaviest_child", "error"}, default="heaviest_child"
+        A categorical level never seen in training (or a missing value when training had
+        none): ``"heaviest_child"`` predicts anyway, sending it at every categorical test to
+        the child that received the most training weight — the rule that already places the
+        levels absent from a node (``Tree.unseen_child``); ``"error"`` raises a
+        ``ValueError`` naming the feature and the levels.
     pruning_params : dict or None, default=None
         Options of the pruning method; unknown keys raise. "bound": ``delta`` (0.05), ``r``
         (2**-13.7) or ``error_prior_exponent`` (r = 2**-exponent), ``variant`` ("tight",
@@ -414,6 +464,13 @@ class DecisionTreeClassifier(TreeClassifierMixin, ClassifierMixin, BaseDecisionT
     feature_names_in_ : ndarray of str (only when fitted on a DataFrame with string columns)
     bound_ : float or None
         Final risk bound of "bound" (Shawe-Taylor eps) and "srm" (Vapnik E_g); None otherwise.
+        Both are computed from the weighted node statistics, so under a non-uniform
+        ``sample_weight`` they bound nothing (one row weighted 1e308 makes them anything):
+        ``bound_`` is then None, with a warning; ``certificate_`` counts every row with
+        positive weight once and stays valid.
+    certificate_ : treebound.certificates.Certificate
+        A bound on the error rate on new data (method "auto", delta 0.05) computed at the end
+        of ``fit`` on the training rows (see ``docs/certificates.md``).
     pruning_path_ : list of (int, float)
         ``(n_leaves, objective)`` of the trees the pruning visited (empty without pruning).
     pruning_time_ : float
@@ -432,7 +489,7 @@ class DecisionTreeClassifier(TreeClassifierMixin, ClassifierMixin, BaseDecisionT
                  max_depth=None, max_leaf_nodes="auto", min_samples_split=2, min_samples_leaf=1,
                  min_impurity_decrease=0.0, max_features=None, categorical_features="auto",
                  categorical_split="binary", random_state=None,
-                 pruning=None, pruning_params=None):
+                 pruning=None, pruning_params=None, handle_unknown="heaviest_child"):
         self.criterion = criterion
         self.growth = growth
         self.splitter = splitter
@@ -448,6 +505,7 @@ class DecisionTreeClassifier(TreeClassifierMixin, ClassifierMixin, BaseDecisionT
         self.random_state = random_state
         self.pruning = pruning
         self.pruning_params = pruning_params
+        self.handle_unknown = handle_unknown
 
     def fit(self, X, y, sample_weight=None):
         """Grow the tree on ``X`` (array or DataFrame) and class labels ``y``."""
@@ -469,7 +527,8 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
 
     Leaves predict the weighted mean of their training targets. Pruning: "ccp_cv", "mcart_cv"
     (squared error) and "reduced_error"; "bound" and "srm" bound the 0-1 risk of classifiers
-    and raise a ``ValueError`` here.
+    and raise a ``ValueError`` here. ``handle_unknown`` as for the classifier: a categorical
+    level never seen in training goes to the heaviest child (default) or raises (``"error"``).
     """
 
     _parameter_constraints = {
@@ -481,7 +540,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
                  max_bins=255, max_depth=None, max_leaf_nodes=None, min_samples_split=2,
                  min_samples_leaf=1, min_impurity_decrease=0.0, max_features=None,
                  categorical_features="auto", categorical_split="binary", random_state=None,
-                 pruning=None, pruning_params=None):
+                 pruning=None, pruning_params=None, handle_unknown="heaviest_child"):
         self.criterion = criterion
         self.growth = growth
         self.splitter = splitter
@@ -497,6 +556,7 @@ class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
         self.random_state = random_state
         self.pruning = pruning
         self.pruning_params = pruning_params
+        self.handle_unknown = handle_unknown
 
     def fit(self, X, y, sample_weight=None):
         """Grow the tree on ``X`` and real-valued targets ``y``."""

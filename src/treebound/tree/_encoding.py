@@ -3,8 +3,10 @@
 Numeric columns keep their values (float64). Categorical columns become category codes
 ``0 .. q-1`` in the order of the sorted training categories; a missing value (None, NaN, pd.NA)
 in a categorical column is a category of its own, listed last as ``None``. The encoder remembers
-the categories so that prediction data is encoded identically and an unseen category is an
-error naming the feature and the values.
+the categories so that prediction data is encoded identically. A level never seen in training
+(and a missing value when training had none) is, by ``handle_unknown``, an error naming the
+feature and the values (``"error"``) or the reserved code ``q`` (``"heaviest_child"``), which a
+:class:`~treebound.tree.Tree` routes to the child that received the most training weight.
 """
 
 from __future__ import annotations
@@ -16,6 +18,9 @@ import pandas as pd
 from sklearn.utils import check_array
 
 _JSON_SCALARS = (str, int, float, bool)
+
+#: Accepted values of ``handle_unknown`` (the estimators' parameter).
+HANDLE_UNKNOWN = ("heaviest_child", "error")
 
 
 def _is_categorical_dtype(dtype) -> bool:
@@ -183,8 +188,17 @@ class FeatureEncoder:
             categories.append(cats)
         return cls(categories, names), X_enc
 
-    def transform(self, X) -> np.ndarray:
-        """Encode new data with the categories learned in :meth:`fit`."""
+    def transform(self, X, handle_unknown: str = "error") -> np.ndarray:
+        """Encode new data with the categories learned in :meth:`fit`.
+
+        ``handle_unknown="error"`` raises on a level never seen in training (or a missing
+        value when training had none); ``"heaviest_child"`` gives it the reserved code ``q``
+        (the number of known levels of the feature).
+        """
+        if handle_unknown not in HANDLE_UNKNOWN:
+            raise ValueError(f"handle_unknown must be one of {HANDLE_UNKNOWN}, got "
+                             f"{handle_unknown!r}")
+        lenient = handle_unknown != "error"
         names = column_names(X)
         if not self.is_categorical.any() and not isinstance(X, pd.DataFrame):
             X_enc = _numeric_matrix(X)
@@ -207,18 +221,24 @@ class FeatureEncoder:
                 known = cats[:-1] if has_missing_category else cats
                 codes = _lookup(known, values)
                 if missing.any():
-                    if not has_missing_category:
+                    if has_missing_category:
+                        codes[missing] = len(known)
+                    elif lenient:
+                        codes[missing] = len(cats)
+                    else:
                         raise ValueError(
                             f"categorical feature {label} has missing values, but had none "
-                            "during fit"
+                            "during fit (handle_unknown='heaviest_child' routes them)"
                         )
-                    codes[missing] = len(known)
                 unknown = (codes < 0) & ~missing
-                if unknown.any():
+                if unknown.any() and lenient:
+                    codes[unknown] = len(cats)
+                elif unknown.any():
                     bad = _sorted_categories({_display(v) for v in values[unknown]})
                     raise ValueError(
                         f"categorical feature {label} has categories not seen during fit: "
-                        f"{bad[:10]}{' ...' if len(bad) > 10 else ''}"
+                        f"{bad[:10]}{' ...' if len(bad) > 10 else ''} (handle_unknown="
+                        "'heaviest_child' routes them)"
                     )
                 X_enc[:, j] = codes
         if X_enc.shape[1] != self.n_features:

@@ -133,21 +133,28 @@ def export_text(model, *, feature_names=None, class_names=None, max_depth: int |
 def _render(view: _View, show_counts: bool, max_depth: int | None) -> list[str]:
     tree = view.tree
     out: list[str] = []
-
-    def visit(node: int, depth: int) -> None:
+    # Iterative preorder, so that a deep tree never hits the recursion limit. Items are lines
+    # to print (str) or (node, depth) to expand, popped in order.
+    stack: list = [(0, 0)]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            out.append(item)
+            continue
+        node, depth = item
         conds = _child_conditions(view, node)
+        todo: list = []
         for j, child in enumerate(tree.children(node)):
-            out.append(f"{'|   ' * depth}|--- {conds[j]}")
             child = int(child)
+            todo.append(f"{'|   ' * depth}|--- {conds[j]}")
             pad = "|   " * (depth + 1)
             if tree.first_child[child] < 0:
-                out.append(f"{pad}|--- {_leaf_text(view, child, show_counts)}")
+                todo.append(f"{pad}|--- {_leaf_text(view, child, show_counts)}")
             elif max_depth is not None and depth + 1 >= max_depth:
-                out.append(f"{pad}|--- (subtree of {int(tree.n_node_samples[child])} samples)")
+                todo.append(f"{pad}|--- (subtree of {int(tree.n_node_samples[child])} samples)")
             else:
-                visit(child, depth + 1)
-
-    visit(0, 0)
+                todo.append((child, depth + 1))
+        stack.extend(reversed(todo))
     return out
 
 
@@ -184,8 +191,10 @@ def leaf_rules(model, *, feature_names=None, class_names=None) -> list[Rule]:
     view = _view(model, feature_names, class_names)
     tree = view.tree
     rules: list[Rule] = []
-
-    def visit(node: int, path: list[Condition]) -> None:
+    # Iterative preorder (leaves left to right); each item carries its path's conditions.
+    stack: list = [(0, [])]
+    while stack:
+        node, path = stack.pop()
         if tree.first_child[node] < 0:
             value = tree.value[node]
             if view.classes is None:
@@ -197,12 +206,11 @@ def leaf_rules(model, *, feature_names=None, class_names=None) -> list[Rule]:
                 confidence = float(value[k] / total) if total > 0 else float("nan")
             rules.append(Rule(_simplify(path), prediction, int(tree.n_node_samples[node]),
                               confidence))
-            return
+            continue
         conds = _child_conditions(view, node)
-        for j, child in enumerate(tree.children(node)):
-            visit(int(child), path + [conds[j]])
-
-    visit(0, [])
+        children = tree.children(node)
+        for j in range(len(children) - 1, -1, -1):
+            stack.append((int(children[j]), path + [conds[j]]))
     return rules
 
 

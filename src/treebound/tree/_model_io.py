@@ -14,8 +14,12 @@ Loading checks every field (types, lengths, index ranges, the tree shape) and ra
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
+import os
+import tempfile
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -162,6 +166,11 @@ def _certificate_from(raw, tree):
     if certificate.n_leaves != tree.n_leaves:
         raise ValueError(f"model field extra.certificate is for a tree of "
                          f"{certificate.n_leaves} leaves, the tree has {tree.n_leaves}")
+    # the certificate counts every training row with positive weight; the tree's root holds
+    # them all (or, for reduced-error pruning, the part it was grown on)
+    if certificate.n_examples < int(tree.n_node_samples[0]):
+        raise ValueError(f"model field extra.certificate counts {certificate.n_examples} rows "
+                         f"but the tree was grown on {int(tree.n_node_samples[0])}")
     return certificate
 
 
@@ -189,27 +198,118 @@ def _classes_from(data: dict, n_classes: int) -> np.ndarray:
 
 
 def save_model(model, path) -> None:
-    """Write ``model.to_dict()`` as JSON (atomically: a temporary file, then a rename)."""
+    """Write ``model.to_dict()`` as JSON, atomically and without following planted links.
+
+    The text goes to a new temporary file created in the target directory with ``O_EXCL``
+    (``tempfile.mkstemp``: a fresh, unpredictable name, never an existing file or symlink),
+    is flushed and ``fsync``-ed, then renamed over ``path`` with ``os.replace`` (atomic; a
+    symlink at ``path`` itself is replaced, not followed). On any failure the temporary file is
+    removed and ``path`` is left as it was.
+    """
     path = Path(path)
     text = json.dumps(model.to_dict(), allow_nan=False)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text)
-    tmp.replace(path)
+    if len(text) > DEFAULT_MAX_MODEL_BYTES:
+        from treebound._resources import format_bytes
+
+        warnings.warn(f"the model file is {format_bytes(len(text))}, over load_model's default "
+                      f"limit of {format_bytes(DEFAULT_MAX_MODEL_BYTES)}: load it with "
+                      f"load_model(path, max_bytes=...) or {MAX_MODEL_BYTES_ENV}=<size>",
+                      stacklevel=2)
+    directory = path.parent
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        # mkstemp creates the file readable by its owner only; a model file is ordinary data
+        os.chmod(tmp_name, 0o666 & ~_current_umask())
+        os.replace(tmp_name, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp_name)
+        raise
+    with contextlib.suppress(OSError):  # make the rename itself durable where supported
+        dir_fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
 
 
-def load_model(path):
-    """Read a model file written by :func:`save_model` (any treebound estimator)."""
+def _current_umask() -> int:
+    try:  # Linux: read it without changing it (os.umask would, briefly, for every thread)
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+#: Largest model file :func:`load_model` reads unless told otherwise (bytes). Parsing JSON
+#: costs up to ~17 times the file's size in memory (a long list of short lists), so 64 MB keeps
+#: a hostile file near 1 GB; a tree of 500,000 nodes takes about 60 MB.
+DEFAULT_MAX_MODEL_BYTES = 64 * 2**20
+MAX_MODEL_BYTES_ENV = "TREEBOUND_MAX_MODEL_BYTES"
+
+
+def _max_model_bytes(max_bytes):
+    from treebound._resources import parse_memory
+
+    if max_bytes is _DEFAULT:
+        raw = os.environ.get(MAX_MODEL_BYTES_ENV)
+        return DEFAULT_MAX_MODEL_BYTES if raw is None else parse_memory(raw,
+                                                                         MAX_MODEL_BYTES_ENV)
+    return parse_memory(max_bytes, "max_bytes")
+
+
+_DEFAULT = object()
+
+
+def load_model(path, *, max_bytes=_DEFAULT):
+    """Read a model file written by :func:`save_model` (any treebound estimator).
+
+    Parameters
+    ----------
+    path : str or Path
+    max_bytes : int, str or None, optional
+        Refuse files larger than this (bytes, or ``"512M"``, ``"2G"``; ``None``: no limit).
+        Default: the environment variable ``TREEBOUND_MAX_MODEL_BYTES``, else 64 MB.
+
+    Raises
+    ------
+    ValueError
+        Naming what is wrong with the file (too large, not JSON, a field that fails
+        validation).
+    """
     from treebound import ESTIMATORS
 
     path = Path(path)
+    limit = _max_model_bytes(max_bytes)
     try:
-        text = path.read_text()
-    except (OSError, UnicodeDecodeError) as exc:
+        with open(path, "rb") as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if size > limit:
+                raise _too_large(path, size, limit, exact=True)
+            # read at most limit + 1 bytes: special files (a pipe, /dev/zero) have no size
+            raw = handle.read() if math.isinf(limit) else handle.read(int(limit) + 1)
+    except OSError as exc:
         raise ValueError(f"cannot read model file {str(path)!r}: {exc}") from None
+    if len(raw) > limit:
+        raise _too_large(path, len(raw), limit, exact=False)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"cannot read model file {str(path)!r}: {exc}") from None
+    del raw
     try:
         data = json.loads(text)
     except (json.JSONDecodeError, RecursionError) as exc:
         raise ValueError(f"model file {str(path)!r} is not valid JSON: {exc}") from None
+    del text
     if not isinstance(data, dict):
         raise ValueError(f"model file {str(path)!r} does not hold a JSON object")
     name = data.get("estimator")
@@ -217,3 +317,12 @@ def load_model(path):
     if not isinstance(name, str) or name not in classes:
         raise ValueError(f"model file names unknown estimator {name!r}")
     return classes[name].from_dict(data)
+
+
+def _too_large(path, size, limit, exact: bool) -> ValueError:
+    from treebound._resources import format_bytes
+
+    return ValueError(
+        f"model file {str(path)!r} is {'' if exact else 'more than '}{format_bytes(size - (not exact))}, "
+        f"over the limit of {format_bytes(limit)}; if you trust it, raise the limit with "
+        f"load_model(path, max_bytes=...) or {MAX_MODEL_BYTES_ENV}=<size>")

@@ -12,34 +12,99 @@ import numpy as np
 
 from treebound.tree._export import _child_conditions, _fmt_number, _view
 
+#: With ``max_depth="auto"``, trees with more leaves than this are drawn down to the deepest
+#: level that fits in this many columns (deeper subtrees are drawn as "...").
+DEFAULT_MAX_LEAVES = 64
+#: Largest figure drawn (inches, each direction) when plot_tree creates the figure.
+MAX_FIGURE_INCHES = 120.0
+
 
 def _layout(tree, max_depth: int | None):
-    """x (leaf order) and y (depth) of every drawn node; nodes below max_depth are cut."""
+    """x (leaf order) and y (depth) of every drawn node; nodes below max_depth are cut.
+
+    Iterative: a tree of any depth is laid out without recursion.
+    """
     x = np.full(tree.n_nodes, np.nan)
     depth = tree.node_depth
     drawn = np.zeros(tree.n_nodes, dtype=bool)
-    next_leaf = [0.0]
-
-    def visit(node: int) -> None:
+    next_leaf = 0.0
+    first_child, n_children = tree.first_child, tree.n_children
+    stack = [(0, False)]
+    while stack:
+        node, done = stack.pop()
+        if done:
+            start = first_child[node]
+            x[node] = float(np.mean(x[start : start + n_children[node]]))
+            continue
         drawn[node] = True
-        children = tree.children(node)
-        if len(children) == 0 or (max_depth is not None and depth[node] >= max_depth):
-            x[node] = next_leaf[0]
-            next_leaf[0] += 1.0
-            return
-        for child in children:
-            visit(int(child))
-        x[node] = float(np.mean(x[children]))
-
-    visit(0)
+        if first_child[node] < 0 or (max_depth is not None and depth[node] >= max_depth):
+            x[node] = next_leaf
+            next_leaf += 1.0
+            continue
+        stack.append((node, True))
+        start = int(first_child[node])
+        stack.extend((c, False) for c in range(start + int(n_children[node]) - 1, start - 1, -1))
     return x, depth, drawn
+
+
+def auto_max_depth(tree, max_leaves: int = DEFAULT_MAX_LEAVES) -> int | None:
+    """The deepest level whose drawing has at most ``max_leaves`` columns (``None``: the whole
+    tree fits). A column is a leaf above that level or a node at that level."""
+    if tree.n_leaves <= max_leaves:
+        return None
+    depth = tree.node_depth
+    leaf_depths = np.bincount(depth[tree.first_child < 0], minlength=int(depth.max()) + 1)
+    per_level = np.bincount(depth, minlength=int(depth.max()) + 1)
+    leaves_above = np.concatenate(([0], np.cumsum(leaf_depths)[:-1]))
+    columns = leaves_above + per_level  # columns when cut at each level
+    fits = np.flatnonzero(columns <= max_leaves)
+    return int(fits[-1]) if fits.size else 0
+
+
+def _resolve_max_depth(tree, max_depth, max_leaves):
+    if isinstance(max_leaves, bool) or not isinstance(max_leaves, int | np.integer) or \
+            max_leaves < 1:
+        raise ValueError(f"max_leaves must be a positive integer, got {max_leaves!r}")
+    if isinstance(max_depth, str):
+        if max_depth != "auto":
+            raise ValueError(f"max_depth must be an integer, 'auto' or None, got {max_depth!r}")
+        return auto_max_depth(tree, int(max_leaves))
+    if max_depth is not None and (isinstance(max_depth, bool) or
+                                  not isinstance(max_depth, int | np.integer) or max_depth < 0):
+        raise ValueError(f"max_depth must be a non-negative integer, 'auto' or None, got "
+                         f"{max_depth!r}")
+    return max_depth
+
+
+def _figure_inches(n_columns: int, n_levels: int) -> tuple[float, float]:
+    return (min(MAX_FIGURE_INCHES, max(4.0, 1.9 * n_columns)),
+            min(MAX_FIGURE_INCHES, max(2.5, 1.5 * n_levels)))
+
+
+def _check_drawing(drawn) -> None:
+    from treebound._resources import check_resources
+
+    n_drawn = int(np.count_nonzero(drawn))
+    # matplotlib: about 12 ms and tens of kilobytes per drawn node (box, edges, labels, and
+    # rendering them), measured on a 2-core Xeon
+    check_resources(f"plot_tree of {n_drawn} nodes (pass a smaller max_depth)",
+                    memory=60e3 * n_drawn, seconds=12e-3 * n_drawn)
+
+
+def tree_figure_inches(model, max_depth="auto", max_leaves: int = DEFAULT_MAX_LEAVES):
+    """Width and height (inches) of the figure :func:`plot_tree` creates for ``model`` with
+    these options, without drawing anything (to check an image size before drawing)."""
+    tree = _view(model).tree
+    x, depth, drawn = _layout(tree, _resolve_max_depth(tree, max_depth, max_leaves))
+    return _figure_inches(int(np.nanmax(x)) + 1, int(depth[drawn].max()) + 1)
 
 
 def _short(text: str, width: int = 28) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def plot_tree(model, ax=None, *, max_depth: int | None = None, feature_names=None,
+def plot_tree(model, ax=None, *, max_depth: int | str | None = "auto",
+              max_leaves: int = DEFAULT_MAX_LEAVES, feature_names=None,
               class_names=None, fontsize: float | None = None, show_counts: bool = True):
     """Draw a fitted treebound estimator (or a bare :class:`~treebound.tree.Tree`).
 
@@ -48,8 +113,13 @@ def plot_tree(model, ax=None, *, max_depth: int | None = None, feature_names=Non
     model : fitted estimator or Tree
     ax : matplotlib Axes, optional
         Drawn into a new figure sized to the tree when omitted.
-    max_depth : int, optional
-        Draw only this many levels (deeper subtrees are shown as "...").
+    max_depth : int, "auto" or None, default="auto"
+        Draw only this many levels (deeper subtrees are shown as "..."). ``"auto"``: the whole
+        tree when it has at most ``max_leaves`` leaves, else the deepest level that fits in
+        ``max_leaves`` columns. ``None``: every level, however big (the figure is capped at
+        ``MAX_FIGURE_INCHES`` inches a side; text may then overlap).
+    max_leaves : int, default=64
+        Columns of the drawing under ``max_depth="auto"``.
     feature_names, class_names : list of str, optional
         Override the names stored in the model.
     fontsize : float, optional
@@ -76,11 +146,13 @@ def plot_tree(model, ax=None, *, max_depth: int | None = None, feature_names=Non
 
     view = _view(model, feature_names, class_names)
     tree = view.tree
+    max_depth = _resolve_max_depth(tree, max_depth, max_leaves)
     x, depth, drawn = _layout(tree, max_depth)
+    _check_drawing(drawn)
     n_columns = int(np.nanmax(x)) + 1
     n_levels = int(depth[drawn].max()) + 1
     if ax is None:
-        _, ax = plt.subplots(figsize=(max(4.0, 1.9 * n_columns), max(2.5, 1.5 * n_levels)))
+        _, ax = plt.subplots(figsize=_figure_inches(n_columns, n_levels))
     if fontsize is None:
         fontsize = max(5.0, min(10.0, 120.0 / max(n_columns, 1)))
     box = dict(boxstyle="round,pad=0.35", linewidth=0.8)

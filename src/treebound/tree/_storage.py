@@ -15,7 +15,9 @@ Layout contract (checked by :meth:`Tree.validate`):
 * ``category_offset`` int64 (n_nodes,) ``-1`` unless the test is categorical; then
   ``category_child[category_offset[i] + code]`` is the child slot of category ``code``
   (``n_categories[feature[i]]`` entries; categories absent from the node at training time go to
-  the child that received the most training weight)
+  the child that received the most training weight; a level never seen in training, which the
+  estimators encode as ``n_categories[feature[i]]``, follows the same rule at prediction time:
+  :attr:`Tree.unseen_child`)
 * ``category_child`` int64 (pooled)
 * ``value``        float64 (n_nodes, n_classes): weighted class counts (classification) or
   (n_nodes, 1): weighted mean of the target (regression)
@@ -155,17 +157,53 @@ class Tree:
         return self._cache["majority"]
 
     # ------------------------------------------------------------ prediction
+    @property
+    def unseen_child(self) -> np.ndarray:
+        """Child slot that a categorical level never seen in training takes at every node
+        (``-1`` where the test is not categorical): the child that received the most training
+        weight (``weighted_n_node_samples``; the first child on ties) — the rule that places
+        the levels absent from a node during training."""
+        if "unseen" not in self._cache:
+            out = np.full(self.n_nodes, -1, dtype=np.int64)
+            weight = self.weighted_n_node_samples
+            for i in np.flatnonzero((self.first_child >= 0) & (self.category_offset >= 0)):
+                start = int(self.first_child[i])
+                out[i] = int(np.argmax(weight[start : start + int(self.n_children[i])]))
+            self._cache["unseen"] = out
+        return self._cache["unseen"]
+
+    def category_maps_with_unseen(self) -> tuple[np.ndarray, np.ndarray]:
+        """``category_offset`` and ``category_child`` with one more entry per categorical
+        test: code ``n_categories[feature]`` (a level never seen in training) goes to
+        :attr:`unseen_child`. The encoders of the estimators give unseen levels that code."""
+        if "unseen_maps" not in self._cache:
+            offsets = np.full(self.n_nodes, -1, dtype=np.int64)
+            pieces = []
+            pos = 0
+            unseen = self.unseen_child
+            for i in np.flatnonzero((self.first_child >= 0) & (self.category_offset >= 0)):
+                width = int(self.n_categories[self.feature[i]])
+                off = int(self.category_offset[i])
+                pieces.append(self.category_child[off : off + width])
+                pieces.append(unseen[i : i + 1])
+                offsets[i] = pos
+                pos += width + 1
+            pooled = np.concatenate(pieces) if pieces else np.empty(0, dtype=np.int64)
+            self._cache["unseen_maps"] = (offsets, np.ascontiguousarray(pooled, dtype=np.int64))
+        return self._cache["unseen_maps"]
+
     def _routing_arrays(self):
         """Routing table of :mod:`treebound._kernels.apply` (leaves point at themselves)."""
         if "route" not in self._cache:
             leaf = self.first_child < 0
             ids = np.arange(self.n_nodes, dtype=np.int64)
+            offsets, pooled = self.category_maps_with_unseen()
             self._cache["route"] = (
                 np.where(leaf, ids, self.first_child).astype(np.int64),
                 np.where(leaf, 0, self.feature).astype(np.int64),
                 np.where(leaf | np.isnan(self.threshold), np.inf, self.threshold),
-                np.where(leaf, -1, self.category_offset).astype(np.int64),
-                np.ascontiguousarray(self.category_child, dtype=np.int64),
+                offsets,
+                pooled,
             )
         return self._cache["route"]
 
@@ -299,7 +337,9 @@ class Tree:
             raise ValueError("tree array 'value' holds negative class counts")
         for name in ("impurity", "weighted_n_node_samples"):
             arr = getattr(self, name)
-            if not np.all(np.isfinite(arr)) or np.any(arr < 0):
+            # files written before impurities were clipped may hold rounding noise (-1e-16)
+            floor = -1e-9 if name == "impurity" else 0.0
+            if not np.all(np.isfinite(arr)) or np.any(arr < floor):
                 raise ValueError(f"tree array {name!r} must be finite and non-negative")
         if np.any(self.n_node_samples < 0):
             raise ValueError("tree array 'n_node_samples' holds negative counts")
@@ -348,7 +388,65 @@ class Tree:
                     raise ValueError(f"category map of node {i} names a child slot outside 0..{k - 1}")
         if covered[0] != 0 or np.any(covered[1:] != 1):
             raise ValueError("child ranges do not form a tree (a node has zero or several parents)")
+        with np.errstate(over="ignore", invalid="ignore"):  # overflowing sums are refused
+            self._validate_statistics(internal)
         return self
+
+    def _validate_statistics(self, internal: np.ndarray) -> None:
+        """Node statistics agree between every parent and its children (the bounds read them:
+        an edited count must not pass for training data)."""
+        n_samples = self.n_node_samples
+        weight = self.weighted_n_node_samples
+        if n_samples[0] < 1:
+            raise ValueError("the root's n_node_samples must be at least 1")
+        if np.any((n_samples > 0) != (weight > 0)):
+            bad = int(np.flatnonzero((n_samples > 0) != (weight > 0))[0])
+            raise ValueError(f"node {bad} has n_node_samples {int(n_samples[bad])} but weight "
+                             f"{float(weight[bad])!r} (a node has rows iff it has weight)")
+        if internal.size == 0:
+            return
+        k = self.n_children[internal]
+        parents = np.repeat(internal, k)
+        # the children of each internal node, in order: first_child + 0, 1, ..., k - 1
+        steps = np.arange(parents.shape[0]) - np.repeat(np.cumsum(k) - k, k)
+        children = self.first_child[parents] + steps
+        child_samples = np.zeros(self.n_nodes, dtype=np.int64)
+        np.add.at(child_samples, parents, n_samples[children])
+        wrong = np.flatnonzero(child_samples[internal] != n_samples[internal])
+        if wrong.size:
+            i = int(internal[wrong[0]])
+            raise ValueError(f"node {i} has n_node_samples {int(n_samples[i])} but its children "
+                             f"hold {int(child_samples[i])}")
+        child_weight = np.zeros(self.n_nodes)
+        np.add.at(child_weight, parents, weight[children])
+        _check_close(weight[internal], child_weight[internal], internal,
+                     "weighted_n_node_samples")
+        if self.task == "classification":
+            # a node without training rows (a dyadic tree's empty cell) predicts with its
+            # parent's class frequencies: a row of at most 1 in total, not counts
+            empty = weight == 0
+            if np.any(self.value[empty].sum(axis=1) > 1.0 + 1e-9):
+                raise ValueError("a node without training rows holds class counts (its value "
+                                 "row must be frequencies summing to at most 1)")
+            totals = self.value.sum(axis=1)
+            _check_close(weight[~empty], totals[~empty], np.flatnonzero(~empty),
+                         "class counts ('value' rows) against weighted_n_node_samples")
+            held = np.where(empty[children][:, None], 0.0, self.value[children])
+            child_value = np.zeros_like(self.value)
+            np.add.at(child_value, parents, held)
+            scale = np.repeat(weight[internal][:, None], self.n_classes, axis=1)
+            _check_close(self.value[internal], child_value[internal], internal,
+                         "class counts ('value')", scale=scale)
+        else:
+            # a regression node's value is the weighted mean of its children's values
+            held = self.value[children, 0] * weight[children]
+            child_sum = np.zeros(self.n_nodes)
+            np.add.at(child_sum, parents, held)
+            mean = child_sum[internal] / np.where(weight[internal] > 0, weight[internal], 1.0)
+            magnitude = np.zeros(self.n_nodes)
+            np.maximum.at(magnitude, parents, np.abs(self.value[children, 0]))
+            _check_close(self.value[internal, 0], mean, internal, "mean targets ('value')",
+                         scale=np.maximum(magnitude[internal], np.abs(self.value[internal, 0])))
 
     # ---------------------------------------------------------- persistence
     def to_dict(self) -> dict:
@@ -409,6 +507,24 @@ def _int_array(raw: list, name: str) -> np.ndarray:
         if not -(2**62) < v < 2**62:
             raise ValueError(f"tree array {name!r} holds the out-of-range integer {v}")
     return np.array(raw, dtype=np.int64) if raw else np.empty(0, dtype=np.int64)
+
+
+#: Relative tolerance of the parent/children consistency checks (sums in another order).
+_STAT_RTOL = 1e-6
+
+
+def _check_close(expected, found, nodes, what: str, scale=None) -> None:
+    """``found`` within ``_STAT_RTOL * scale`` of ``expected`` everywhere (``scale``: the
+    magnitude to compare to, default ``|expected|``); else a ValueError naming a node."""
+    expected = np.asarray(expected, dtype=np.float64)
+    found = np.asarray(found, dtype=np.float64)
+    scale = np.abs(expected) if scale is None else np.asarray(scale, dtype=np.float64)
+    with np.errstate(over="ignore", invalid="ignore"):
+        bad = ~(np.abs(expected - found) <= _STAT_RTOL * scale)
+    if bad.any():
+        row = np.flatnonzero(bad.reshape(bad.shape[0], -1).any(axis=1))[0]
+        raise ValueError(f"node {int(nodes[row])}: its {what} disagree with its children's "
+                         f"(or with its own totals): the statistics were edited or corrupted")
 
 
 def _as_float_matrix(X) -> np.ndarray:

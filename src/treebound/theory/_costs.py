@@ -1,0 +1,189 @@
+"""Memory and time estimates of the theory functions, checked before any work starts.
+
+Each ``check_*`` function estimates what one public call will need from its arguments (and
+from what a :class:`~treebound.theory.PartitioningCache` already holds) and hands the estimate
+to :func:`treebound._resources.check_resources`, which refuses the call when it is over the
+current limits. The constants were measured on the development machine (a 2-core Xeon; see
+``benchmarks/results/bounds.md`` for the table costs) and err on the high side; they only have
+to tell a one-second request from a ten-minute one.
+"""
+
+from __future__ import annotations
+
+import math
+
+from treebound._resources import Deadline, check_resources, unbounded
+
+# ---- measured constants (seconds per unit of work, bytes per unit of storage)
+#: tight log tables: seconds per (table column m) x (child rows (C_l + 1) (C_r + 1))
+_TIGHT_SECONDS = 1.2e-7
+#: a stored tight table and its prefix sums, plus the FFT's temporaries: bytes per cell
+_TIGHT_BYTES_PER_CELL = 8 * 2.5
+#: exact tables: seconds per (m^2) x (child rows) for numbers of ~300 bits, growing with m
+_EXACT_SECONDS = 1.0e-7
+#: one step of the VC-dimension search at m points: seconds per m (two parts)
+_VC_STEP_SECONDS = 1.5e-7
+#: enumerated tree shapes: bytes and seconds per shape
+_SHAPE_BYTES = 600
+_SHAPE_SECONDS = 2.5e-5
+#: log-space Wedderburn-Etherington recurrence: seconds per (n^2 / 2) element operations
+_LOG_WE_SECONDS = 8e-9
+#: exact Wedderburn-Etherington numbers: seconds per n^3
+_EXACT_WE_SECONDS = 1.6e-10
+#: binomial / hypergeometric tail sums: seconds and bytes per term (one bisection)
+_TAIL_SECONDS = 5e-6
+_TAIL_BYTES = 8 * 8
+
+
+def _tables_cost(shapes, n_parts_max: int, columns: int, exact: bool):
+    """(bytes, seconds) of the tables of ``shapes`` over ``columns`` values of m."""
+    memory = 0.0
+    seconds = 0.0
+    for t in shapes:
+        rows = min(n_parts_max, t.n_leaves) + 1
+        if exact:
+            # Python integers of up to ~ m log2(rows) bits
+            memory += rows * columns * (32.0 + columns * math.log2(max(rows, 2)) / 8.0)
+        else:
+            memory += rows * columns * _TIGHT_BYTES_PER_CELL
+        if t.is_leaf:
+            continue
+        work = (min(n_parts_max, t.left.n_leaves) + 1) * (min(n_parts_max, t.right.n_leaves) + 1)
+        if exact:
+            seconds += _EXACT_SECONDS * work * columns * columns * (1.0 + columns / 300.0)
+        else:
+            seconds += _TIGHT_SECONDS * work * columns
+    return memory, seconds
+
+
+def _coefficient_cost(cache, n_parts_max: int):
+    """(bytes, seconds) of the merge coefficients ``log C(a, c-b) C(b, c-a) (a+b-c)!``."""
+    if cache is not None and cache._log_coef.shape[0] > n_parts_max:
+        return 0.0, 0.0
+    size = float(n_parts_max + 1)
+    return 8.0 * size**3, 2e-7 * size**3
+
+
+def _missing(structure, done):
+    from treebound.theory.partitioning import _missing_postorder
+
+    return _missing_postorder(structure, done)
+
+
+def check_tight_log(structure, n_parts_max: int, m: int, n_features: int, cache,
+                    what: str) -> Deadline:
+    """Tight tables in log space of the children of ``structure`` up to ``m - 1``."""
+    if unbounded():  # inside fitting and pruning: no estimate needed
+        return check_resources(what)
+    if structure.is_leaf or m <= structure.n_leaves:
+        return check_resources(what)
+    store = cache.store("tight_log", n_features)
+
+    def done(t):
+        table = store.get(t)
+        return table is not None and table.shape[0] > min(n_parts_max, t.n_leaves) and \
+            table.shape[1] > m - 1
+
+    shapes = {t: None for child in (structure.left, structure.right)
+              for t in _missing(child, done)}
+    memory, seconds = _tables_cost(shapes, n_parts_max, m, exact=False)
+    coef_memory, coef_seconds = _coefficient_cost(cache, n_parts_max)
+    stirling = 8.0 * (n_parts_max + 1) * 2 * (m + 1)  # the Stirling table (grown by doubling)
+    # the root is evaluated at m alone: one pass over its children's rows
+    seconds += _TIGHT_SECONDS * (n_parts_max + 1) ** 2 * m
+    return check_resources(what, memory=memory + coef_memory + stirling,
+                           seconds=seconds + coef_seconds)
+
+
+def check_exact(structure, n_parts_max: int, m: int, what: str) -> Deadline:
+    """Exact (Python integer) tables of ``structure`` and its subtrees up to ``m``."""
+    if unbounded():  # inside fitting and pruning: no estimate needed
+        return check_resources(what)
+    shapes = structure.subtrees()
+    memory, seconds = _tables_cost(shapes, n_parts_max, m + 1, exact=True)
+    return check_resources(what, memory=memory, seconds=seconds)
+
+
+def check_loose(structure, n_parts_max: int, m: int, log_space: bool, what: str) -> Deadline:
+    """The loose bound: one value per (shape, m) on the paths of the recursion."""
+    if unbounded():
+        return check_resources(what)
+    nodes = len(structure.subtrees()) + structure.height
+    rows = min(n_parts_max, structure.n_leaves) + 1
+    if log_space:
+        memory = 8.0 * rows * 2 * (m + 1)  # the log-Stirling table
+        seconds = 2e-8 * rows * m + 2e-5 * nodes * rows * rows
+    else:
+        bits = m * math.log2(max(rows, 2))
+        memory = 3 * bits / 8.0 * rows * nodes
+        seconds = nodes * rows * rows * (1e-6 + 2e-9 * (bits / 64.0) ** 1.6)
+    return check_resources(what, memory=memory, seconds=seconds)
+
+
+def check_vcdim_search(structure, n_features: int, what: str) -> Deadline:
+    """Algorithm 2: tables up to a horizon of ``4 L`` (doubled as needed) and one step per
+    ``m`` from ``L + 1`` past the VC dimension, which is at least the lower bound."""
+    if unbounded():
+        return check_resources(what, watch=True)
+    from treebound.theory.vcdim import vcdim_lower_bound
+
+    L = structure.n_leaves
+    horizon = max(4 * L, 64)
+    shapes = [t for t in structure.subtrees() if t is not structure]
+    memory, seconds = _tables_cost(shapes, 2, 2 * horizon, exact=False)
+    lower = vcdim_lower_bound(structure, n_features)
+    steps = max(lower - L, 0)
+    seconds += _VC_STEP_SECONDS * steps * (lower + L) / 2.0
+    return check_resources(what, memory=memory, seconds=seconds, watch=True)
+
+
+def check_shapes(count: float, what: str) -> Deadline:
+    """Building ``count`` interned tree shapes."""
+    return check_resources(what, memory=_SHAPE_BYTES * count, seconds=_SHAPE_SECONDS * count)
+
+
+def check_parse(n_characters: int) -> Deadline:
+    """Parsing a structure string: a node object per four characters at worst (a path: every
+    subtree a new shape), a few microseconds per character."""
+    return check_resources(f"parsing a {n_characters:,}-character tree structure",
+                           memory=_SHAPE_BYTES / 4.0 * n_characters,
+                           seconds=3e-6 * n_characters)
+
+
+def check_log_we(n_leaves: int, have: int, what: str) -> Deadline:
+    """The log-space Wedderburn-Etherington recurrence from ``have`` to ``n_leaves``."""
+    if n_leaves < have:
+        return check_resources(what)
+    top = float(max(n_leaves + 1, 2 * have))
+    seconds = _LOG_WE_SECONDS * (top * top - float(have) ** 2) / 2.0 + 1e-5 * top
+    return check_resources(what, memory=8.0 * 4 * top, seconds=seconds)
+
+
+def check_exact_we(n_leaves: int, have: int, what: str) -> Deadline:
+    """Exact Wedderburn-Etherington numbers (about ``1.3 n`` bits each) up to ``n_leaves``."""
+    if n_leaves < have:
+        return check_resources(what)
+    n = float(n_leaves)
+    return check_resources(what, memory=0.17 * n * n + 64 * n,
+                           seconds=_EXACT_WE_SECONDS * (n**3 - float(have) ** 3))
+
+
+def check_big_integer(bits: float, multiplications: float, what: str,
+                      by_small: bool = False) -> Deadline:
+    """``multiplications`` products of integers of up to ``bits`` bits (``by_small``: each by a
+    machine-sized factor, linear in the size; else Karatsuba products of two big numbers)."""
+    words = max(bits / 64.0, 1.0)
+    per_product = 1e-9 * words if by_small else 2e-9 * words**1.6
+    seconds = multiplications * (2e-8 + per_product)
+    return check_resources(what, memory=3.0 * bits / 8.0 + 64.0, seconds=seconds)
+
+
+def check_tail(terms: float, iterations: float, what: str) -> Deadline:
+    """A bisection over sums of ``terms`` log-probabilities."""
+    return check_resources(what, memory=_TAIL_BYTES * terms,
+                           seconds=_TAIL_SECONDS * terms * iterations / 60.0)
+
+
+def check_table(cells: float, what: str) -> Deadline:
+    """A float64 table of ``cells`` entries filled by a compiled loop."""
+    return check_resources(what, memory=8.0 * cells, seconds=5e-9 * cells)
