@@ -27,6 +27,9 @@ def bench_certify(
     resume: Annotated[bool, typer.Option(
         "--resume", help="Keep the runs already in the CSV and run only the missing ones.")
     ] = False,
+    report_only: Annotated[bool, typer.Option(
+        "--report-only", help="Run nothing: rewrite the page and plot from the CSV's runs.")
+    ] = False,
     out: Annotated[str, typer.Option(help="Markdown results page.")
                    ] = "benchmarks/results/certify.md",
     csv: Annotated[str | None, typer.Option(
@@ -45,7 +48,8 @@ def bench_certify(
     command = shlex.join(["treebound", *sys.argv[1:]])
     try:
         run_benchmark(data_dir, datasets=names, n_splits=splits, models=chosen, jobs=jobs,
-                      resume=resume, out_md=out, out_csv=csv, plot=plot, command=command,
+                      resume=resume, report_only=report_only, out_md=out, out_csv=csv,
+                      plot=plot, command=command,
                       echo=typer.echo)
     except (ValueError, ImportError) as exc:
         _fail(str(exc))

@@ -29,7 +29,7 @@ __all__ = ["CERTIFICATE_COLUMNS", "MODELS", "RUN_FIELDS", "CertifyTask", "run_be
 MODELS = ("bound", "ccp_cv", "sklearn_cart_cv", "bound_hti", "bound_compression")
 #: Certificate columns: the training-sample methods and the held-out test-set bound.
 CERTIFICATE_COLUMNS = ("shawe_taylor", "hti", "compression", "auto", "test_set")
-RUN_FIELDS = ["dataset", "split", "seed", "model", "n_train", "n_test", "n_features",
+RUN_FIELDS = ["commit", "dataset", "split", "seed", "model", "n_train", "n_test", "n_features",
               "n_classes", "train_error", "test_error", "n_leaves", "fit_seconds",
               "certify_seconds", *CERTIFICATE_COLUMNS]
 DELTA = 0.05
@@ -44,6 +44,7 @@ class CertifyTask:
     models: tuple[str, ...] = MODELS
     max_leaves: int = 40
     growth: str = "top_down"
+    commit: str = "unknown"
 
     @property
     def seed(self) -> int:
@@ -96,7 +97,7 @@ def run_split(task: CertifyTask) -> list[dict]:
         start = time.perf_counter()
         model = _fit(name, task, X_tr, y_tr)
         fit_seconds = time.perf_counter() - start
-        row = {"dataset": task.dataset, "split": task.split, "seed": task.seed, "model": name,
+        row = {"commit": task.commit, "dataset": task.dataset, "split": task.split, "seed": task.seed, "model": name,
                "n_train": len(y_tr), "n_test": len(y_te), "n_features": task.X.shape[1],
                "n_classes": len(np.unique(task.y)),
                "train_error": float(np.mean(model.predict(X_tr) != y_tr)),
@@ -129,15 +130,16 @@ def default_datasets(data_dir) -> list[str]:
 
 
 def run_benchmark(data_dir, *, datasets=None, n_splits=25, models=MODELS, jobs=1, resume=False,
-                  out_md="benchmarks/results/certify.md", out_csv=None, plot=None,
-                  command=None, echo=print):
-    """Run the grid (resumable through ``out_csv``), write the Markdown page and the plot."""
+                  report_only=False, out_md="benchmarks/results/certify.md", out_csv=None,
+                  plot=None, command=None, echo=print):
+    """Run the grid (resumable through ``out_csv``), write the Markdown page and the plot
+    (``report_only``: run nothing, rewrite them from the CSV)."""
     from pathlib import Path
 
     from treebound.experiments.certify_report import plot_certificates, write_certify_markdown
     from treebound.experiments.datasets import load_dataset
     from treebound.experiments.grid import append_rows, read_rows, run_grid
-    from treebound.experiments.provenance import results_header
+    from treebound.experiments.provenance import current_commit, results_header
 
     # the provenance of the code that runs, taken before the (long) run
     header = results_header("Certificates of fitted trees against their test error", command)
@@ -149,21 +151,25 @@ def run_benchmark(data_dir, *, datasets=None, n_splits=25, models=MODELS, jobs=1
     unknown = sorted(set(models) - set(MODELS))
     if unknown:
         raise ValueError(f"unknown models {unknown}: expected some of {MODELS}")
-    # the data first: a wrong --data-dir must fail before the results of an earlier run go
-    loaded = {name: load_dataset(data_dir, name) for name in names}
-    previous = read_rows(out_csv) if resume else []
-    if not resume and out_csv.exists():
-        out_csv.unlink()
-    done = {(r["dataset"], int(r["split"])) for r in previous}
-    tasks = []
-    for name in names:
-        data = loaded[name]
-        tasks.extend(CertifyTask(name, i, data.X, data.y, tuple(models))
-                     for i in range(n_splits) if (name, i) not in done)
-    echo(f"{len(tasks)} splits to run ({len(done)} already in {out_csv})")
-    run_grid(run_split, tasks, jobs=jobs,
-             on_result=lambda rows: append_rows(out_csv, rows, RUN_FIELDS),
-             description="certify bench")
+    if not report_only:
+        # the data first: a wrong --data-dir must fail before the results of an earlier run go
+        loaded = {name: load_dataset(data_dir, name) for name in names}
+        previous = read_rows(out_csv) if resume else []
+        if not resume and out_csv.exists():
+            out_csv.unlink()
+        done = {(r["dataset"], int(r["split"])) for r in previous}
+        commit = current_commit()
+        tasks = []
+        for name in names:
+            data = loaded[name]
+            tasks.extend(CertifyTask(name, i, data.X, data.y, tuple(models), commit=commit)
+                         for i in range(n_splits) if (name, i) not in done)
+        echo(f"{len(tasks)} splits to run ({len(done)} already in {out_csv})")
+        run_grid(run_split, tasks, jobs=jobs,
+                 on_result=lambda rows: append_rows(out_csv, rows, RUN_FIELDS),
+                 description="certify bench")
+    elif not out_csv.is_file():
+        raise ValueError(f"--report-only needs the runs of an earlier run in {out_csv}")
     rows = [r for r in read_rows(out_csv) if r["dataset"] in names and int(r["split"]) < n_splits
             and r["model"] in models]
     write_certify_markdown(rows, out_md, names=names, models=models, n_splits=n_splits,
