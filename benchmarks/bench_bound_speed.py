@@ -47,7 +47,7 @@ def time_dataset(data_dir, name, repeats, n_splits=N_SPLITS):
 
     from treebound import DecisionTreeClassifier
     from treebound.experiments.datasets import load_dataset
-    from treebound.pruning import prune
+    from treebound import prune
 
     data = load_dataset(data_dir, name)
     rows = []

@@ -27,7 +27,7 @@ def main() -> None:
     from treebound import DecisionTreeClassifier
     from treebound.experiments.datasets import load_dataset
     from treebound.experiments.pruning_report import machine_description
-    from treebound.pruning import prune
+    from treebound import prune
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir", required=True)

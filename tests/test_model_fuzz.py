@@ -182,7 +182,7 @@ def test_parent_and_children_must_agree(field, factor):
 
 def test_a_consistent_rescaling_loads_and_gives_a_sane_bound():
     """Every weight times 1e300 (equal per row): a valid file, and pruning reads rows."""
-    from treebound.pruning import prune
+    from treebound import prune
 
     doc = _doc()
     tree = doc["tree"]
@@ -266,7 +266,7 @@ def statistics_edit(draw):
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=statistics_edit())
 def test_edited_statistics_fail_cleanly_or_stay_consistent(case):
-    from treebound.pruning import prune
+    from treebound import prune
 
     name, doc = case
     cls = type(MODELS[name][0])

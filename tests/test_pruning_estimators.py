@@ -9,9 +9,9 @@ import pytest
 from sklearn.datasets import load_breast_cancer, load_diabetes, load_iris
 
 from _pruning_oracles import is_pruned_subtree
-from treebound import DecisionTreeClassifier, DecisionTreeRegressor, load_model, save_model
-from treebound.pruning import METHODS, prune, resolve_params
-from treebound.pruning._params import PAPER_ERROR_PRIOR_RATIO, VARIANTS
+from treebound import DecisionTreeClassifier, DecisionTreeRegressor, load_model, prune, save_model
+from treebound._options import PAPER_ERROR_PRIOR_RATIO, VARIANTS
+from treebound.pruning import METHODS, resolve_params
 from treebound.theory import VARIANTS as THEORY_VARIANTS
 from treebound.theory.bounds import PAPER_ERROR_PRIOR_RATIO as THEORY_RATIO
 
@@ -65,7 +65,9 @@ def test_prune_a_bare_tree_and_the_cv_methods_need_settings(cancer):
     assert result.estimator is None and result.tree.n_leaves <= 20
     with pytest.raises(ValueError, match="settings"):
         prune(grown.tree_, X, y, method="ccp_cv")
-    settings = grown._settings(*X.shape)
+    from treebound.tree._classes import growth_settings
+
+    settings = growth_settings(grown, *X.shape)
     bare = prune(grown.tree_, X, y, method="ccp_cv", settings=settings, random_state=3)
     assert bare.tree.n_leaves == prune(grown, X, y, method="ccp_cv", random_state=3).n_leaves
     with pytest.raises(ValueError, match="needs the data"):
@@ -241,7 +243,7 @@ def test_equal_weights_keep_the_bound(method):
 
 
 def test_prune_withholds_the_bound_of_a_weighted_tree():
-    from treebound.pruning import prune
+    from treebound import prune
 
     rng = np.random.default_rng(0)
     X = rng.normal(size=(300, 3))

@@ -43,10 +43,10 @@ def test_theory_command_loads_no_estimator_dependency():
 
 
 def test_lazy_namespace_matches_the_defining_modules():
-    from treebound import dyadic, pruning, theory, tree
+    from treebound import dyadic, theory, tree
 
     assert treebound.DecisionTreeClassifier is tree.DecisionTreeClassifier
-    assert treebound.prune is pruning.prune
+    assert treebound.prune is tree.prune
     assert treebound.DyadicTreeClassifier is dyadic.DyadicTreeClassifier
     assert treebound.TreeStructure is theory.TreeStructure
     assert treebound.ESTIMATORS == (tree.DecisionTreeClassifier, tree.DecisionTreeRegressor,
@@ -181,8 +181,8 @@ def test_background_compilation_only_when_the_command_compiles_too(monkeypatch, 
 
 
 def test_bound_pruning_warmup_prunes_a_built_tree():
+    from treebound import prune
     from treebound.cli import _warmup
-    from treebound.pruning import prune
 
     tree = _warmup._binary_tree(3, 60, 30, seed=3)
     assert tree.n_leaves == 8 and tree.n_node_samples[0] == tree.value[0].sum()

@@ -24,7 +24,7 @@ _EXPORTS = {
     "to_rules": "treebound.tree",
     "DyadicTreeClassifier": "treebound.dyadic",
     "plot_pruning_path": "treebound.pruning",
-    "prune": "treebound.pruning",
+    "prune": "treebound.tree",
     # theory: tree structures and their VC-dimension / growth-function bounds
     "PartitioningCache": "treebound.theory",
     "TreeStructure": "treebound.theory",

@@ -162,9 +162,9 @@ def _tree_from_sklearn(sk_tree) -> Tree:
 
 
 def _is_treebound_classifier(model) -> bool:
-    from treebound.tree._classes import BaseDecisionTree, TreeClassifierMixin
+    from treebound.tree._base import BaseTreeEstimator, TreeClassifierMixin
 
-    return isinstance(model, BaseDecisionTree) and isinstance(model, TreeClassifierMixin)
+    return isinstance(model, BaseTreeEstimator) and isinstance(model, TreeClassifierMixin)
 
 
 def _is_sklearn_tree_classifier(model) -> bool:

@@ -61,7 +61,7 @@ def _binary_tree(depth: int, n_samples: int, n_features: int, seed: int):
 
 
 def _bound_pruning() -> None:
-    from treebound.pruning import prune
+    from treebound import prune
 
     # the sizes of the demo: its warm-up fit (60 rows) and its trees (455 rows, ~20 leaves)
     for depth, n_samples in ((3, 60), (5, 455)):

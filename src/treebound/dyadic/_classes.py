@@ -21,7 +21,7 @@ from treebound.dyadic._search import (
     fit_dyadic_tree,
 )
 from treebound.dyadic._selection import DEFAULT_PENALTY_SCALES, select_penalty_scale
-from treebound.tree._classes import BaseDecisionTree, TreeClassifierMixin, _check_two_dimensional
+from treebound.tree._base import BaseTreeEstimator, TreeClassifierMixin, check_two_dimensional
 from treebound.tree._encoding import FeatureEncoder, column_names, resolve_categorical
 from treebound.tree._storage import Tree
 
@@ -33,7 +33,7 @@ _EXTRA_FLOATS = ("objective_", "empirical_risk_", "penalty_", "delta_", "penalty
 _EXTRA_INTS = ("resolution_", "n_cells_evaluated_")
 
 
-class DyadicTreeClassifier(TreeClassifierMixin, ClassifierMixin, BaseDecisionTree):
+class DyadicTreeClassifier(TreeClassifierMixin, ClassifierMixin, BaseTreeEstimator):
     """Dyadic decision tree chosen by penalized empirical risk minimisation (Scott & Nowak 2006).
 
     Features are rescaled to ``[0, 1]^d`` by the training minimum and range. A dyadic decision
@@ -155,7 +155,7 @@ class DyadicTreeClassifier(TreeClassifierMixin, ClassifierMixin, BaseDecisionTre
 
     def _encode_fit(self, X):
         """Numeric features only; a categorical column is an error naming it."""
-        _check_two_dimensional(X)
+        check_two_dimensional(X)
         validate_data(self, X, reset=True, skip_check_array=True)
         categorical = resolve_categorical(X, "auto", self.n_features_in_)
         if categorical.any():

@@ -132,8 +132,7 @@ def run_split(task: SplitTask) -> list[dict]:
     """Grow once, prune with every model of the task; one row per model."""
     from sklearn.model_selection import train_test_split
 
-    from treebound import DecisionTreeClassifier
-    from treebound.pruning import prune
+    from treebound import DecisionTreeClassifier, prune
 
     X_tr, X_te, y_tr, y_te = train_test_split(task.X, task.y, test_size=0.25,
                                               random_state=task.seed)
@@ -146,7 +145,7 @@ def run_split(task: SplitTask) -> list[dict]:
 
     def row(model, tree, seconds=0.0, cpu=0.0, bound=None):
         def accuracy(X, y):
-            pred = grown.classes_[tree.majority_class[tree.apply(grown._encode(X))]]
+            pred = grown.classes_[tree.majority_class[tree.apply(grown.encode(X))]]
             return float(np.mean(pred == y))
 
         return {**base, "model": model, "train_acc": accuracy(X_tr, y_tr),
@@ -170,15 +169,17 @@ def run_split(task: SplitTask) -> list[dict]:
                 rows.append(row("ccp_cv_1se", grown.tree_.collapse(mask)[0], wall, cpu))
     if "ccp_cv_paper" in models:
         from treebound.experiments.paper_cart import paper_cart_cv
-        from treebound.tree._builder import grow as grow_tree
+        from treebound.tree._classes import growth_settings
+        from treebound.tree._fit import regrow_function
 
-        growth = grown._settings(len(y_tr), task.X.shape[1])
-        X_enc = grown._encode(X_tr)
+        X_enc = grown.encode(X_tr)
         y_enc = np.searchsorted(grown.classes_, y_tr).astype(np.int32)
-        n_categories, n_classes = grown.encoder_.n_categories, len(grown.classes_)
+        regrow = regrow_function(grown.encoder_.n_categories,
+                                 growth_settings(grown, len(y_tr), task.X.shape[1]),
+                                 len(grown.classes_))
 
         def fold_grow(Xf, yf):
-            return grow_tree(Xf, yf, np.ones(len(yf)), n_categories, growth, n_classes=n_classes)
+            return regrow(Xf, yf, np.ones(len(yf)))
 
         (tree, _), wall, cpu = _timed(lambda: paper_cart_cv(grown.tree_, X_enc, y_enc, fold_grow,
                                                              task.n_folds))

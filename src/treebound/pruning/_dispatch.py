@@ -10,8 +10,8 @@ import time
 
 import numpy as np
 
+from treebound._options import resolve_params
 from treebound._resources import unlimited
-from treebound.pruning._params import resolve_params
 from treebound.pruning.bound import prune_bound
 from treebound.pruning.cost_complexity import prune_cost_complexity_cv
 from treebound.pruning.reduced_error import prune_reduced_error

@@ -30,8 +30,8 @@ import time
 
 import numpy as np
 
+from treebound._options import RISKS, RULES
 from treebound.pruning._core import finish, node_statistics
-from treebound.pruning._params import RISKS, RULES
 
 __all__ = [
     "RULES",

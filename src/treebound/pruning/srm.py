@@ -29,8 +29,8 @@ import time
 
 import numpy as np
 
+from treebound._options import VC_BOUNDS
 from treebound.pruning._core import WorkingTree, finish, node_statistics
-from treebound.pruning._params import VC_BOUNDS
 from treebound.pruning.bound import effective_n_features
 from treebound.theory.bounds import vapnik_srm_bound
 from treebound.theory.partitioning import PartitioningCache

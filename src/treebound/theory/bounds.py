@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 
+from treebound._options import PAPER_ERROR_PRIOR_RATIO as _PAPER_ERROR_PRIOR_RATIO
 from treebound.theory.combinatorics import log_wedderburn_etherington
 
 __all__ = [
@@ -26,7 +27,7 @@ __all__ = [
 ]
 
 #: ``r`` of the error prior ``q_k = (1 - r) r^k`` chosen in the paper (section 6.2).
-PAPER_ERROR_PRIOR_RATIO = 2.0**-13.7
+PAPER_ERROR_PRIOR_RATIO = _PAPER_ERROR_PRIOR_RATIO
 #: ``r`` the paper's reference code uses by default in its experiments.
 REFERENCE_CODE_ERROR_PRIOR_RATIO = 2.0**-13.1
 

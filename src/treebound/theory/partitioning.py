@@ -34,6 +34,7 @@ from functools import partial
 
 import numpy as np
 
+from treebound._options import VARIANTS as _VARIANTS
 from treebound.theory import _costs, _tables
 from treebound.theory.combinatorics import (
     falling_factorial,
@@ -53,8 +54,8 @@ __all__ = [
     "stump_partitioning_upper_bound",
 ]
 
-#: Accepted values of ``variant``.
-VARIANTS = ("tight", "loose", "loose_paper")
+#: Accepted values of ``variant`` (defined with the other option names in ``treebound._options``).
+VARIANTS = _VARIANTS
 
 
 class PartitioningCache:

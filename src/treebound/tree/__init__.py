@@ -4,6 +4,7 @@ from treebound.tree._classes import DecisionTreeClassifier, DecisionTreeRegresso
 from treebound.tree._export import Condition, Rule, export_text, format_rules, leaf_rules, to_rules
 from treebound.tree._model_io import load_model, save_model
 from treebound.tree._plot import plot_tree
+from treebound.tree._prune import prune
 from treebound.tree._storage import Tree
 
 __all__ = [
@@ -17,6 +18,7 @@ __all__ = [
     "leaf_rules",
     "load_model",
     "plot_tree",
+    "prune",
     "save_model",
     "to_rules",
 ]

@@ -1,4 +1,7 @@
-"""scikit-learn compatible estimators: they validate, encode and dispatch to the functional core.
+"""Greedy tree estimators: they validate, encode and dispatch to the functional core.
+
+``DecisionTreeClassifier`` and ``DecisionTreeRegressor`` share one constructor and one
+parameter documentation; growth and pruning run in :func:`treebound.tree._fit.fit_tree`.
 
 Examples
 --------
@@ -16,20 +19,13 @@ import math
 import numbers
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils import check_random_state
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
+from sklearn.utils.validation import column_or_1d, validate_data
 
-from treebound._validation import (
-    InstanceOf,
-    Interval,
-    Options,
-    check_sample_weight,
-    rescale_extreme_weights,
-    validate_parameters,
-)
-from treebound.pruning._params import METHODS as PRUNING_METHODS
+from treebound._options import METHODS as PRUNING_METHODS
+from treebound._validation import InstanceOf, Interval, Options, check_sample_weight
+from treebound.tree._base import BaseTreeEstimator, TreeClassifierMixin, check_two_dimensional
 from treebound.tree._builder import (
     CATEGORICAL_SPLITS,
     CLASSIFICATION_CRITERIA,
@@ -37,10 +33,12 @@ from treebound.tree._builder import (
     REGRESSION_CRITERIA,
     SPLITTERS,
     GrowthSettings,
-    grow,
 )
 from treebound.tree._encoding import HANDLE_UNKNOWN, FeatureEncoder, resolve_categorical
-from treebound.tree._model_io import model_from_dict, model_to_dict
+from treebound.tree._fit import fit_tree
+
+__all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "GreedyTree", "auto_leaf_budget",
+           "growth_settings", "set_pruning_state"]
 
 _COMMON_CONSTRAINTS = {
     "growth": [Options(tuple(GROWTH_POLICIES))],
@@ -91,13 +89,6 @@ def _json_ready(value):
     return value
 
 
-def _first_of_each(values) -> str:
-    seen: dict = {}
-    for v in values:
-        seen.setdefault(type(v), v)
-    return ", ".join(repr(v) for v in seen.values())
-
-
 def _check_pruning_path(path, tree) -> None:
     """A stored pruning path: ``[n_leaves, objective]`` pairs of the trees pruning visited, so
     ``n_leaves`` never increases and never exceeds the training rows at the root (every leaf
@@ -126,67 +117,67 @@ def _check_pruning_path(path, tree) -> None:
                          "leaves")
 
 
-def _check_two_dimensional(X) -> None:
-    if hasattr(X, "toarray") or hasattr(X, "tocsr"):
-        raise TypeError("sparse input is not supported: pass a dense array or DataFrame")
-    ndim = X.ndim if hasattr(X, "ndim") else np.ndim(np.asarray(X, dtype=object))
-    if ndim != 2:
-        raise ValueError(
-            f"Expected 2D array, got {ndim}D array instead. Reshape your data either using "
-            "array.reshape(-1, 1) if your data has a single feature or array.reshape(1, -1) if "
-            "it contains a single sample."
-        )
+
+def growth_settings(model, n_samples: int, n_features: int) -> GrowthSettings:
+    """The :class:`GrowthSettings` a greedy estimator's parameters resolve to on data of this
+    size (fractions of rows, ``max_features`` names, ``"auto"`` budgets, the seed)."""
+    min_split = model.min_samples_split
+    if isinstance(min_split, float):
+        min_split = max(2, math.ceil(min_split * n_samples))
+    min_leaf = model.min_samples_leaf
+    if isinstance(min_leaf, float):
+        min_leaf = max(1, math.ceil(min_leaf * n_samples))
+    mf = model.max_features
+    if mf is None:
+        max_features = n_features
+    elif mf == "sqrt":
+        max_features = max(1, int(math.sqrt(n_features)))
+    elif mf == "log2":
+        max_features = max(1, int(math.log2(n_features)))
+    elif isinstance(mf, numbers.Integral):
+        max_features = min(int(mf), n_features)
+    else:
+        max_features = max(1, int(mf * n_features))
+    seed = int(check_random_state(model.random_state).randint(np.iinfo(np.int32).max))
+    max_leaf_nodes = model.max_leaf_nodes
+    if max_leaf_nodes == "auto":
+        max_leaf_nodes = auto_leaf_budget(n_samples) if model.pruning == "bound" else None
+    return GrowthSettings(
+        criterion=model.criterion,
+        growth=model.growth,
+        splitter=model.splitter,
+        max_bins=int(model.max_bins),
+        max_depth=model.max_depth,
+        max_leaf_nodes=max_leaf_nodes,
+        min_samples_split=int(min_split),
+        min_samples_leaf=int(min_leaf),
+        min_impurity_decrease=float(model.min_impurity_decrease),
+        max_features=int(max_features),
+        categorical_split=model.categorical_split,
+        seed=seed,
+    )
 
 
-class BaseDecisionTree(BaseEstimator):
-    """Shared fitting, routing and persistence of treebound's tree estimators."""
+def set_pruning_state(model, result) -> None:
+    """Store a pruning's outcome on a fitted greedy estimator (``tree_`` and the fitted
+    ``bound_``, ``pruning_path_``, ``pruning_time_``, ``pruning_info_``); None = no pruning."""
+    if result is None:
+        model.bound_, model.pruning_path_, model.pruning_time_, model.pruning_info_ = \
+            None, [], 0.0, {}
+        return
+    model.tree_ = result.tree
+    model.bound_ = result.bound
+    model.pruning_path_ = [(int(n), float(obj)) for n, obj in result.path]
+    model.pruning_time_ = float(result.time)
+    model.pruning_info_ = _json_ready(result.info)
 
-    _parameter_constraints: dict = {}
 
-    # ------------------------------------------------------------------ fit
-    def _validate_stored_params(self) -> None:
-        validate_parameters(type(self).__name__, self.get_params(deep=False),
-                            self._parameter_constraints)
-
-    def _settings(self, n_samples: int, n_features: int) -> GrowthSettings:
-        min_split = self.min_samples_split
-        if isinstance(min_split, float):
-            min_split = max(2, math.ceil(min_split * n_samples))
-        min_leaf = self.min_samples_leaf
-        if isinstance(min_leaf, float):
-            min_leaf = max(1, math.ceil(min_leaf * n_samples))
-        mf = self.max_features
-        if mf is None:
-            max_features = n_features
-        elif mf == "sqrt":
-            max_features = max(1, int(math.sqrt(n_features)))
-        elif mf == "log2":
-            max_features = max(1, int(math.log2(n_features)))
-        elif isinstance(mf, numbers.Integral):
-            max_features = min(int(mf), n_features)
-        else:
-            max_features = max(1, int(mf * n_features))
-        seed = int(check_random_state(self.random_state).randint(np.iinfo(np.int32).max))
-        max_leaf_nodes = self.max_leaf_nodes
-        if max_leaf_nodes == "auto":
-            max_leaf_nodes = auto_leaf_budget(n_samples) if self.pruning == "bound" else None
-        return GrowthSettings(
-            criterion=self.criterion,
-            growth=self.growth,
-            splitter=self.splitter,
-            max_bins=int(self.max_bins),
-            max_depth=self.max_depth,
-            max_leaf_nodes=max_leaf_nodes,
-            min_samples_split=int(min_split),
-            min_samples_leaf=int(min_leaf),
-            min_impurity_decrease=float(self.min_impurity_decrease),
-            max_features=int(max_features),
-            categorical_split=self.categorical_split,
-            seed=seed,
-        )
+class GreedyTree(BaseTreeEstimator):
+    """Greedy growth (criteria, growth orders, stopping rules) and pruning, shared by the
+    classifier and the regressor."""
 
     def _encode_fit(self, X):
-        _check_two_dimensional(X)
+        check_two_dimensional(X)
         validate_data(self, X, reset=True, skip_check_array=True)
         n_features = self.n_features_in_
         mask = resolve_categorical(X, self.categorical_features, n_features)
@@ -194,68 +185,14 @@ class BaseDecisionTree(BaseEstimator):
         self.encoder_ = encoder
         return X_enc
 
-    def _encode(self, X) -> np.ndarray:
-        check_is_fitted(self, "tree_")
-        _check_two_dimensional(X)
-        validate_data(self, X, reset=False, skip_check_array=True)
-        return self.encoder_.transform(X, getattr(self, "handle_unknown", "error"))
-
-    def _grow(self, X_enc, y_enc, sample_weight, n_classes):
-        # Zero-weight samples are dropped so that weighting a sample by 0 is the same as removing
-        # it (they would otherwise count towards min_samples_* and move thresholds).
-        positive = sample_weight > 0
-        if not positive.all():
-            X_enc, y_enc, sample_weight = X_enc[positive], y_enc[positive], sample_weight[positive]
-        sample_weight = rescale_extreme_weights(sample_weight)
-        settings = self._settings(X_enc.shape[0], X_enc.shape[1])
-        self.bound_, self.pruning_path_, self.pruning_time_, self.pruning_info_ = None, [], 0.0, {}
-        if self.pruning is None:
-            self.tree_ = grow(X_enc, y_enc, sample_weight, self.encoder_.n_categories, settings,
-                              n_classes=n_classes)
-            return self
-        return self._grow_and_prune(X_enc, y_enc, sample_weight, n_classes, settings)
-
-    def _grow_and_prune(self, X_enc, y_enc, sample_weight, n_classes, settings):
-        """Grow with the growth settings, then prune (``pruning``, ``pruning_params``)."""
-        from treebound.pruning._dispatch import holdout_split, run_pruning, withhold_weighted_bound
-        from treebound.pruning._params import resolve_params
-
-        classification = n_classes is not None
-        params = resolve_params(self.pruning, self.pruning_params,
-                                task="classification" if classification else "regression")
-        n_categories = self.encoder_.n_categories
-
-        def grow_on(X, y, w):
-            return grow(X, y, w, n_categories, settings, n_classes=n_classes)
-
-        data = {}
-        if self.pruning == "reduced_error":
-            # Yildiz's CVprune: grow on part of the training data, prune on the rest.
-            grow_idx, hold_idx = holdout_split(y_enc, params["holdout"], settings.seed,
-                                               classification)
-            tree = grow_on(X_enc[grow_idx], y_enc[grow_idx], sample_weight[grow_idx])
-            data = {"X": X_enc[hold_idx], "y": y_enc[hold_idx],
-                    "sample_weight": sample_weight[hold_idx]}
-        else:
-            tree = grow_on(X_enc, y_enc, sample_weight)
-            if self.pruning == "bound" and params["bound"] != "shawe_taylor":
-                data = {"X": X_enc, "y": y_enc}  # the certificate criteria count rows
-            if self.pruning in ("ccp_cv", "mcart_cv"):
-                data = {"X": X_enc, "y": y_enc, "sample_weight": sample_weight,
-                        "grow": grow_on, "seed": settings.seed}
-        result = run_pruning(tree, self.pruning, params, **data)
-        # "bound" and "srm" read weighted node statistics: with unequal weights their value is
-        # no bound (one row weighted 1e308 makes it anything); the certificate counts rows.
-        uniform = bool(np.all(sample_weight == sample_weight[0]))
-        self._set_pruned(withhold_weighted_bound(result, uniform, stacklevel=5))
+    def _fit_encoded(self, X_enc, y_enc, sample_weight, n_classes):
+        settings = growth_settings(self, X_enc.shape[0], X_enc.shape[1])
+        tree, result = fit_tree(X_enc, y_enc, sample_weight, self.encoder_.n_categories,
+                                settings, n_classes=n_classes, pruning=self.pruning,
+                                pruning_params=self.pruning_params)
+        self.tree_ = tree
+        set_pruning_state(self, result)
         return self
-
-    def _set_pruned(self, result) -> None:
-        self.tree_ = result.tree
-        self.bound_ = result.bound
-        self.pruning_path_ = [(int(n), float(obj)) for n, obj in result.path]
-        self.pruning_time_ = float(result.time)
-        self.pruning_info_ = _json_ready(result.info)
 
     def _extra_state(self) -> dict:
         return {"bound": getattr(self, "bound_", None),
@@ -282,12 +219,114 @@ class BaseDecisionTree(BaseEstimator):
         self.pruning_time_ = float(seconds)
         self.pruning_info_ = info
 
-    # -------------------------------------------------------------- routing
-    def encode(self, X) -> np.ndarray:
-        """The float64 matrix the tree's tests read: numeric columns as given, categorical
-        columns as level codes (the order of ``encoder_``'s categories; a level never seen in
-        training gets the code ``K``, the number of known levels, under
-        ``handle_unknown="heaviest_child"``).
+
+def _greedy_init(default_criterion: str):
+    """The constructor of a greedy estimator (one body; the default criterion differs)."""
+
+    def __init__(self, *, criterion=default_criterion, growth="depth_first", splitter="exact",
+                 max_bins=255, max_depth=None, max_leaf_nodes="auto", min_samples_split=2,
+                 min_samples_leaf=1, min_impurity_decrease=0.0, max_features=None,
+                 categorical_features="auto", categorical_split="binary", random_state=None,
+                 pruning=None, pruning_params=None, handle_unknown="heaviest_child"):
+        self.criterion = criterion
+        self.growth = growth
+        self.splitter = splitter
+        self.max_bins = max_bins
+        self.max_depth = max_depth
+        self.max_leaf_nodes = max_leaf_nodes
+        self.min_samples_split = min_samples_split
+        self.min_samples_leaf = min_samples_leaf
+        self.min_impurity_decrease = min_impurity_decrease
+        self.max_features = max_features
+        self.categorical_features = categorical_features
+        self.categorical_split = categorical_split
+        self.random_state = random_state
+        self.pruning = pruning
+        self.pruning_params = pruning_params
+        self.handle_unknown = handle_unknown
+
+    return __init__
+
+
+class DecisionTreeClassifier(TreeClassifierMixin, ClassifierMixin, GreedyTree):
+    __doc__ = None  # set from the shared template below
+
+    _parameter_constraints = {
+        "criterion": [Options(tuple(CLASSIFICATION_CRITERIA))],
+        **_COMMON_CONSTRAINTS,
+    }
+    __init__ = _greedy_init("gini")
+
+    def fit(self, X, y, sample_weight=None):
+        """Grow the tree on ``X`` and class labels ``y`` (then prune it, when ``pruning`` is
+        set, and certify it).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Numeric and categorical columns (see ``categorical_features``); no NaN in numeric
+            columns.
+        y : array-like of shape (n_samples,)
+            Class labels (at least two classes).
+        sample_weight : array-like of shape (n_samples,), optional
+            Non-negative row weights; a row of weight 0 is removed.
+
+        Returns
+        -------
+        self : DecisionTreeClassifier
+            Fitted: ``tree_``, ``classes_``, ``certificate_`` and the pruning attributes.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_iris
+        >>> X, y = load_iris(return_X_y=True)
+        >>> model = DecisionTreeClassifier(pruning="bound").fit(X, y)
+        >>> model.certificate_.risk_upper_bound < 0.5
+        True
+        """
+        self._validate_stored_params()
+        X_enc = self._encode_fit(X)
+        y_enc = self._encode_target(y, X_enc.shape[0])
+        weights = check_sample_weight(sample_weight, X_enc.shape[0])
+        self._fit_encoded(X_enc, y_enc, weights, len(self.classes_))
+        from treebound.certificates import fit_certificate
+
+        # Every row with positive weight counts once: the certificate is on the rows, whatever
+        # their weights.
+        positive = weights > 0
+        self.certificate_ = fit_certificate(self, X_enc[positive], y_enc[positive])
+        return self
+
+
+class DecisionTreeRegressor(RegressorMixin, GreedyTree):
+    __doc__ = None  # set from the shared template below
+
+    _parameter_constraints = {
+        "criterion": [Options(tuple(REGRESSION_CRITERIA))],
+        **_COMMON_CONSTRAINTS,
+    }
+    __init__ = _greedy_init("squared_error")
+
+    def fit(self, X, y, sample_weight=None):
+        """Grow the tree on ``X`` and real-valued targets ``y``."""
+        self._validate_stored_params()
+        X_enc = self._encode_fit(X)
+        if y is None:
+            raise ValueError("DecisionTreeRegressor requires y to be passed, but the target y is None")
+        y = column_or_1d(np.asarray(y) if not hasattr(y, "to_numpy") else y.to_numpy(), warn=True)
+        try:
+            y = y.astype(np.float64)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"regression targets must be numeric: {exc}") from None
+        if y.shape[0] != X_enc.shape[0]:
+            raise ValueError(f"X has {X_enc.shape[0]} samples but y has {y.shape[0]}")
+        if not np.all(np.isfinite(y)):
+            raise ValueError("Input y contains NaN or infinity")
+        weights = check_sample_weight(sample_weight, X_enc.shape[0])
+        return self._fit_encoded(X_enc, y, weights, None)
+
+    def predict(self, X) -> np.ndarray:
+        """Mean target of the leaf each sample reaches.
 
         Parameters
         ----------
@@ -295,166 +334,18 @@ class BaseDecisionTree(BaseEstimator):
 
         Returns
         -------
-        ndarray of float64, shape (n_samples, n_features_in_)
+        ndarray of float64, shape (n_samples,)
         """
-        return self._encode(X)
-
-    def apply(self, X) -> np.ndarray:
-        """Index of the leaf each sample ends in."""
-        X_enc = self._encode(X)
-        return self.tree_.apply(X_enc)
-
-    def decision_path(self, X):
-        """Sparse indicator matrix (n_samples, n_nodes) of the nodes each sample visits."""
-        X_enc = self._encode(X)
-        return self.tree_.decision_path(X_enc)
-
-    def get_depth(self) -> int:
-        """Depth of the tree (a single leaf has depth 0)."""
-        check_is_fitted(self, "tree_")
-        return self.tree_.max_depth
-
-    def get_n_leaves(self) -> int:
-        """Number of leaves."""
-        check_is_fitted(self, "tree_")
-        return self.tree_.n_leaves
-
-    def structure(self):
-        """The tree's shape as a :class:`treebound.theory.TreeStructure` (binary trees)."""
-        check_is_fitted(self, "tree_")
-        return self.tree_.structure()
-
-    # ---------------------------------------------------------- persistence
-    def to_dict(self) -> dict:
-        """JSON-ready description of the fitted model (see ``docs/model_format.md``)."""
-        check_is_fitted(self, "tree_")
-        return model_to_dict(self)
-
-    @classmethod
-    def from_dict(cls, data: dict):
-        """Rebuild a fitted model from :meth:`to_dict` output (validated)."""
-        return model_from_dict(cls, data)
-
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = False
-        return tags
-
-
-class TreeClassifierMixin:
-    """Class-label handling and probability outputs shared by treebound's tree classifiers.
-
-    Needs ``tree_`` (class counts in ``value``), ``classes_`` and ``apply``.
-    """
-
-    def _encode_target(self, y, n_samples: int) -> np.ndarray:
-        if y is None:
-            raise ValueError(
-                f"{type(self).__name__} requires y to be passed, but the target y is None"
-            )
-        y = column_or_1d(np.asarray(y) if not hasattr(y, "to_numpy") else y.to_numpy(), warn=True)
-        if y.shape[0] != n_samples:
-            raise ValueError(f"X has {n_samples} samples but y has {y.shape[0]}")
-        if y.dtype == object:
-            kinds = {"text" if isinstance(v, str) else "number"
-                     if isinstance(v, numbers.Number) else type(v).__name__ for v in y}
-            if len(kinds) > 1:
-                raise ValueError(f"class labels mix {' and '.join(sorted(kinds))} (e.g. "
-                                 f"{_first_of_each(y)}): use one label type")
-        check_classification_targets(y)
-        try:
-            classes, y_enc = np.unique(y, return_inverse=True)
-        except TypeError as exc:
-            raise TypeError(f"class labels cannot be ordered ({exc}); use one label type") from None
-        if classes.shape[0] < 2:
-            raise ValueError(
-                f"y contains only one class ({classes[0]!r}): a classifier needs samples of at "
-                "least 2 classes"
-            )
-        self.classes_ = classes
-        return y_enc.astype(np.int32)
-
-    def predict_proba(self, X) -> np.ndarray:
-        """Class frequencies (weighted) of the leaf each sample reaches."""
         leaves = self.apply(X)
-        counts = self.tree_.value[leaves]
-        totals = counts.sum(axis=1, keepdims=True)
-        uniform = np.full_like(counts, 1.0 / counts.shape[1])
-        return np.divide(counts, totals, out=uniform, where=totals > 0)
+        return self.tree_.value[leaves, 0].copy()
 
-    def predict_log_proba(self, X) -> np.ndarray:
-        with np.errstate(divide="ignore"):
-            return np.log(self.predict_proba(X))
-
-    def predict(self, X) -> np.ndarray:
-        """Majority class of the leaf (ties go to the smallest class index)."""
-        leaves = self.apply(X)
-        return self.classes_[self.tree_.majority_class[leaves]]
-
-
-class DecisionTreeClassifier(TreeClassifierMixin, ClassifierMixin, BaseDecisionTree):
-    """Decision tree classifier (binary and multiway tests, four criteria, four growth orders).
-
-    Parameters
-    ----------
-    criterion : {"gini", "entropy", "sqrt", "misclassification"}, default="gini"
+_CLASSIFIER_CRITERION = """    criterion : {"gini", "entropy", "sqrt", "misclassification"}, default="gini"
         Impurity: Gini ``1 - sum p_k^2``, scaled entropy ``-1/2 sum p_k log2 p_k``,
         Kearns-Mansour ``1/2 sum_k sqrt(p_k (1 - p_k))`` (``sqrt(p(1-p))`` for two classes) or
-        the misclassification rate ``1 - max p_k``.
-    growth : {"depth_first", "top_down", "best_first", "purest_children"}, default="depth_first"
-        Which leaf is split next when ``max_leaf_nodes`` limits the tree (SPEC section 1):
-        largest gain (``top_down``; ``depth_first`` behaves the same under a budget), largest gain
-        per example (``best_first``), lowest size-normalised child impurity
-        (``purest_children``). Without a budget all orders grow the same tree, except that
-        ``purest_children`` only makes strictly improving splits.
-    splitter : {"exact", "hist"}, default="exact"
-        Exact threshold search over all distinct values, or histogram search over at most
-        ``max_bins`` bins per numeric feature (faster on large data).
-    max_bins : int, default=255
-        Bins per numeric feature in histogram mode.
-    max_leaf_nodes : int, None or "auto", default="auto"
-        Leaf budget; None grows without one. ``"auto"``: no budget, except with
-        ``pruning="bound"``, where the tree is grown to ``ceil(sqrt(n_samples))`` leaves in
-        ``top_down`` order (the default ``depth_first`` order is the same under a budget) before
-        it is pruned: the measured default of ``docs/pruning.md`` (set ``max_leaf_nodes=None``
-        to prune a tree grown to purity, the default before ``"auto"``; CHANGELOG.md).
-    max_depth, min_samples_split, min_samples_leaf, min_impurity_decrease
-        Stopping rules, as in scikit-learn (``min_impurity_decrease`` compares the split's gain
-        divided by the total training weight).
-    max_features : int, float, "sqrt", "log2" or None, default=None
-        Number of features examined per split (random subset drawn with ``random_state``).
-    categorical_features : "auto", None, list or boolean mask, default="auto"
-        Categorical columns: "auto" takes pandas category/object/string/bool columns; a list names
-        columns by index or name.
-    categorical_split : {"binary", "multiway"}, default="binary"
-        Categorical tests send a subset of categories left (binary) or give every category its
-        own child (ID3-style multiway).
-    random_state : int, RandomState or None, default=None
-        Seeds the feature sampling of ``max_features``, the cross-validation folds and the
-        held-out split of the pruning methods.
-    pruning : {None, "bound", "ccp_cv", "mcart_cv", "srm", "reduced_error"}, default=None
-        Grow with the settings above, then prune (:mod:`treebound.pruning`): "bound" =
-        Leboeuf et al. Algorithm 3 (Shawe-Taylor bound, no cross-validation), "ccp_cv" = CART
-        cost-complexity with K-fold CV (fold trees regrown with the same settings), "mcart_cv" =
-        M-CART, "srm" = Yildiz's SRM pruning, "reduced_error" = grow on 80 %, prune on the
-        held-out 20 % (Yildiz's CVprune).
-    handle_unknown : {"heaviest_child", "error"}, default="heaviest_child"
-        A categorical level never seen in training (or a missing value when training had
-        none): ``"heaviest_child"`` predicts anyway, sending it at every categorical test to
-        the child that received the most training weight — the rule that already places the
-        levels absent from a node (``Tree.unseen_child``); ``"error"`` raises a
-        ``ValueError`` naming the feature and the levels.
-    pruning_params : dict or None, default=None
-        Options of the pruning method; unknown keys raise. "bound": ``delta`` (0.05), ``r``
-        (2**-13.7) or ``error_prior_exponent`` (r = 2**-exponent), ``variant`` ("tight",
-        "loose", "loose_paper"), ``search`` ("lazy", "all"), ``bound`` (the selection
-        criterion: "shawe_taylor", Eq. 8 of Leboeuf et al., or a certificate, "hti" or
-        "compression", see :mod:`treebound.pruning.certificate_bound`); "ccp_cv"/"mcart_cv":
-        ``n_folds``
-        (10), ``rule`` ("min", "1se"), ``risk`` ("error", "impurity"); "srm": ``a1`` (0.1),
-        ``a2`` (2.0), ``vc_bound`` ("lower", "upper"); "reduced_error": ``holdout`` (0.2).
-
-    Attributes
+        the misclassification rate ``1 - max p_k``."""
+_REGRESSOR_CRITERION = """    criterion : {"squared_error"}, default="squared_error"
+        Variance of the targets (the sum of squared errors to the leaf mean)."""
+_CLASSIFIER_ATTRIBUTES = """    Attributes
     ----------
     tree_ : treebound.tree.Tree
         The fitted tree as flat arrays.
@@ -478,105 +369,106 @@ class DecisionTreeClassifier(TreeClassifierMixin, ClassifierMixin, BaseDecisionT
         model file (a loaded model has NaN), so that equal fits give identical files.
     pruning_info_ : dict
         Method-specific details (e.g. alphas and CV errors, the 1-SE choice).
-    """
 
-    _parameter_constraints = {
-        "criterion": [Options(tuple(CLASSIFICATION_CRITERIA))],
-        **_COMMON_CONSTRAINTS,
-    }
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from treebound import DecisionTreeClassifier
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> model = DecisionTreeClassifier(pruning="bound").fit(X, y)
+    >>> model.get_n_leaves() <= 24, model.certificate_.risk_upper_bound < 0.35
+    (True, True)
+"""
+_REGRESSOR_ATTRIBUTES = """    Attributes
+    ----------
+    tree_ : treebound.tree.Tree
+        The fitted tree as flat arrays; leaves hold the weighted mean target.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str (only when fitted on a DataFrame with string columns)
+    bound_ : None
+        Regression trees have no risk bound ("bound" and "srm" bound the 0-1 risk of
+        classifiers and raise a ``ValueError`` here).
+    pruning_path_, pruning_time_, pruning_info_
+        As for the classifier ("ccp_cv", "mcart_cv" with squared error, "reduced_error").
 
-    def __init__(self, *, criterion="gini", growth="depth_first", splitter="exact", max_bins=255,
-                 max_depth=None, max_leaf_nodes="auto", min_samples_split=2, min_samples_leaf=1,
-                 min_impurity_decrease=0.0, max_features=None, categorical_features="auto",
-                 categorical_split="binary", random_state=None,
-                 pruning=None, pruning_params=None, handle_unknown="heaviest_child"):
-        self.criterion = criterion
-        self.growth = growth
-        self.splitter = splitter
-        self.max_bins = max_bins
-        self.max_depth = max_depth
-        self.max_leaf_nodes = max_leaf_nodes
-        self.min_samples_split = min_samples_split
-        self.min_samples_leaf = min_samples_leaf
-        self.min_impurity_decrease = min_impurity_decrease
-        self.max_features = max_features
-        self.categorical_features = categorical_features
-        self.categorical_split = categorical_split
-        self.random_state = random_state
-        self.pruning = pruning
-        self.pruning_params = pruning_params
-        self.handle_unknown = handle_unknown
+    Examples
+    --------
+    >>> from sklearn.datasets import load_diabetes
+    >>> from treebound import DecisionTreeRegressor
+    >>> X, y = load_diabetes(return_X_y=True)
+    >>> model = DecisionTreeRegressor(max_leaf_nodes=8, growth="top_down").fit(X, y)
+    >>> model.get_n_leaves()
+    8
+"""
 
-    def fit(self, X, y, sample_weight=None):
-        """Grow the tree on ``X`` (array or DataFrame) and class labels ``y``."""
-        self._validate_stored_params()
-        X_enc = self._encode_fit(X)
-        y_enc = self._encode_target(y, X_enc.shape[0])
-        weights = check_sample_weight(sample_weight, X_enc.shape[0])
-        self._grow(X_enc, y_enc, weights, len(self.classes_))
-        from treebound.certificates import fit_certificate
 
-        # Every row with positive weight counts once: the certificate is on the rows, whatever
-        # their weights.
-        positive = weights > 0
-        self.certificate_ = fit_certificate(self, X_enc[positive], y_enc[positive])
-        return self
+#: The parameter documentation both greedy estimators share (``{summary}``, ``{criterion}``
+#: and ``{attributes}`` differ).
+_DOC_TEMPLATE = """{summary}
 
-class DecisionTreeRegressor(RegressorMixin, BaseDecisionTree):
-    """Decision tree regressor (squared error); same growth options as the classifier.
+    Parameters
+    ----------
+{criterion}
+    growth : {{"depth_first", "top_down", "best_first", "purest_children"}}, default="depth_first"
+        Which leaf is split next when ``max_leaf_nodes`` limits the tree (Brutzkus et al. 2020; the lecture notes on tree predictors):
+        largest gain (``top_down``; ``depth_first`` behaves the same under a budget), largest gain
+        per example (``best_first``), lowest size-normalised child impurity
+        (``purest_children``). Without a budget all orders grow the same tree, except that
+        ``purest_children`` only makes strictly improving splits.
+    splitter : {{"exact", "hist"}}, default="exact"
+        Exact threshold search over all distinct values, or histogram search over at most
+        ``max_bins`` bins per numeric feature (faster on large data).
+    max_bins : int, default=255
+        Bins per numeric feature in histogram mode.
+    max_leaf_nodes : int, None or "auto", default="auto"
+        Leaf budget; None grows without one. ``"auto"``: no budget, except with
+        ``pruning="bound"``, where the tree is grown to ``ceil(sqrt(n_samples))`` leaves in
+        ``top_down`` order (the default ``depth_first`` order is the same under a budget) before
+        it is pruned: the measured default of ``docs/pruning.md`` (set ``max_leaf_nodes=None``
+        to prune a tree grown to purity, the default before ``"auto"``; CHANGELOG.md).
+    max_depth, min_samples_split, min_samples_leaf, min_impurity_decrease
+        Stopping rules, as in scikit-learn (``min_impurity_decrease`` compares the split's gain
+        divided by the total training weight).
+    max_features : int, float, "sqrt", "log2" or None, default=None
+        Number of features examined per split (random subset drawn with ``random_state``).
+    categorical_features : "auto", None, list or boolean mask, default="auto"
+        Categorical columns: "auto" takes pandas category/object/string/bool columns; a list names
+        columns by index or name.
+    categorical_split : {{"binary", "multiway"}}, default="binary"
+        Categorical tests send a subset of categories left (binary) or give every category its
+        own child (ID3-style multiway).
+    random_state : int, RandomState or None, default=None
+        Seeds the feature sampling of ``max_features``, the cross-validation folds and the
+        held-out split of the pruning methods.
+    pruning : {{None, "bound", "ccp_cv", "mcart_cv", "srm", "reduced_error"}}, default=None
+        Grow with the settings above, then prune (:mod:`treebound.pruning`): "bound" =
+        Leboeuf et al. Algorithm 3 (Shawe-Taylor bound, no cross-validation), "ccp_cv" = CART
+        cost-complexity with K-fold CV (fold trees regrown with the same settings), "mcart_cv" =
+        M-CART, "srm" = Yildiz's SRM pruning, "reduced_error" = grow on 80 %, prune on the
+        held-out 20 % (Yildiz's CVprune).
+    handle_unknown : {{"heaviest_child", "error"}}, default="heaviest_child"
+        A categorical level never seen in training (or a missing value when training had
+        none): ``"heaviest_child"`` predicts anyway, sending it at every categorical test to
+        the child that received the most training weight — the rule that already places the
+        levels absent from a node (``Tree.unseen_child``); ``"error"`` raises a
+        ``ValueError`` naming the feature and the levels.
+    pruning_params : dict or None, default=None
+        Options of the pruning method; unknown keys raise. "bound": ``delta`` (0.05), ``r``
+        (2**-13.7) or ``error_prior_exponent`` (r = 2**-exponent), ``variant`` ("tight",
+        "loose", "loose_paper"), ``search`` ("lazy", "all"), ``bound`` (the selection
+        criterion: "shawe_taylor", Eq. 8 of Leboeuf et al., or a certificate, "hti" or
+        "compression", see :mod:`treebound.pruning.certificate_bound`); "ccp_cv"/"mcart_cv":
+        ``n_folds``
+        (10), ``rule`` ("min", "1se"), ``risk`` ("error", "impurity"); "srm": ``a1`` (0.1),
+        ``a2`` (2.0), ``vc_bound`` ("lower", "upper"); "reduced_error": ``holdout`` (0.2).
 
-    Leaves predict the weighted mean of their training targets. Pruning: "ccp_cv", "mcart_cv"
-    (squared error) and "reduced_error"; "bound" and "srm" bound the 0-1 risk of classifiers
-    and raise a ``ValueError`` here. ``handle_unknown`` as for the classifier: a categorical
-    level never seen in training goes to the heaviest child (default) or raises (``"error"``).
-    """
+{attributes}"""
 
-    _parameter_constraints = {
-        "criterion": [Options(tuple(REGRESSION_CRITERIA))],
-        **_COMMON_CONSTRAINTS,
-    }
-
-    def __init__(self, *, criterion="squared_error", growth="depth_first", splitter="exact",
-                 max_bins=255, max_depth=None, max_leaf_nodes=None, min_samples_split=2,
-                 min_samples_leaf=1, min_impurity_decrease=0.0, max_features=None,
-                 categorical_features="auto", categorical_split="binary", random_state=None,
-                 pruning=None, pruning_params=None, handle_unknown="heaviest_child"):
-        self.criterion = criterion
-        self.growth = growth
-        self.splitter = splitter
-        self.max_bins = max_bins
-        self.max_depth = max_depth
-        self.max_leaf_nodes = max_leaf_nodes
-        self.min_samples_split = min_samples_split
-        self.min_samples_leaf = min_samples_leaf
-        self.min_impurity_decrease = min_impurity_decrease
-        self.max_features = max_features
-        self.categorical_features = categorical_features
-        self.categorical_split = categorical_split
-        self.random_state = random_state
-        self.pruning = pruning
-        self.pruning_params = pruning_params
-        self.handle_unknown = handle_unknown
-
-    def fit(self, X, y, sample_weight=None):
-        """Grow the tree on ``X`` and real-valued targets ``y``."""
-        self._validate_stored_params()
-        X_enc = self._encode_fit(X)
-        if y is None:
-            raise ValueError("DecisionTreeRegressor requires y to be passed, but the target y is None")
-        y = column_or_1d(np.asarray(y) if not hasattr(y, "to_numpy") else y.to_numpy(), warn=True)
-        try:
-            y = y.astype(np.float64)
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"regression targets must be numeric: {exc}") from None
-        if y.shape[0] != X_enc.shape[0]:
-            raise ValueError(f"X has {X_enc.shape[0]} samples but y has {y.shape[0]}")
-        if not np.all(np.isfinite(y)):
-            raise ValueError("Input y contains NaN or infinity")
-        weights = check_sample_weight(sample_weight, X_enc.shape[0])
-        return self._grow(X_enc, y, weights, None)
-
-    def predict(self, X) -> np.ndarray:
-        """Mean target of the leaf each sample reaches."""
-        leaves = self.apply(X)
-        return self.tree_.value[leaves, 0].copy()
+DecisionTreeClassifier.__doc__ = _DOC_TEMPLATE.format(
+    summary="Decision tree classifier (binary and multiway tests, four criteria, four growth "
+            "orders), certified at the end of ``fit``.",
+    criterion=_CLASSIFIER_CRITERION, attributes=_CLASSIFIER_ATTRIBUTES)
+DecisionTreeRegressor.__doc__ = _DOC_TEMPLATE.format(
+    summary="Decision tree regressor (squared error); the same growth options as the "
+            "classifier.",
+    criterion=_REGRESSOR_CRITERION, attributes=_REGRESSOR_ATTRIBUTES)

@@ -1,6 +1,9 @@
-"""The pruning methods, their options (``pruning_params``) and the validation of both.
+"""Option names shared across the package: the pruning methods, their options
+(``pruning_params``), the growth-function variants and the paper's error prior.
 
-Deliberately light (no theory or numba import): the estimators import it at module level.
+A leaf module (it imports only :mod:`treebound._validation`): the estimators, the pruning
+package and the theory functions all read their option names from here, so none of them needs
+another to know them.
 """
 
 from __future__ import annotations
@@ -9,11 +12,12 @@ import math
 
 from treebound._validation import Interval, Options, validate_parameters
 
-__all__ = ["METHODS", "PARAMETERS", "REGRESSION_METHODS", "resolve_params"]
+__all__ = ["BOUND_CRITERIA", "METHODS", "PAPER_ERROR_PRIOR_RATIO", "PARAMETERS",
+           "REGRESSION_METHODS", "RISKS", "RULES", "VARIANTS", "VC_BOUNDS", "resolve_params"]
 
-#: ``treebound.theory.VARIANTS`` (checked equal by the tests).
+#: Variants of the partitioning-function bound (``treebound.theory.partitioning``).
 VARIANTS = ("tight", "loose", "loose_paper")
-#: ``r = 2^-13.7`` of Leboeuf et al. section 6.2 (``treebound.theory.PAPER_ERROR_PRIOR_RATIO``).
+#: ``r = 2^-13.7`` of the error prior ``q_k = (1 - r) r^k``, Leboeuf et al. section 6.2.
 PAPER_ERROR_PRIOR_RATIO = 2.0**-13.7
 RULES = ("min", "1se")
 RISKS = ("error", "impurity")

@@ -1,0 +1,333 @@
+"""What every treebound tree estimator shares: encoding, routing, persistence and the
+classifier outputs. Growth and pruning live in :mod:`treebound.tree._classes` (greedy trees);
+:class:`~treebound.DyadicTreeClassifier` builds on this base alone."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
+
+from treebound._validation import validate_parameters
+from treebound.tree._model_io import model_from_dict, model_to_dict
+
+__all__ = ["BaseTreeEstimator", "TreeClassifierMixin", "check_two_dimensional"]
+
+
+def _first_of_each(values) -> str:
+    seen: dict = {}
+    for v in values:
+        seen.setdefault(type(v), v)
+    return ", ".join(repr(v) for v in seen.values())
+
+
+
+def check_two_dimensional(X) -> None:
+    if hasattr(X, "toarray") or hasattr(X, "tocsr"):
+        raise TypeError("sparse input is not supported: pass a dense array or DataFrame")
+    ndim = X.ndim if hasattr(X, "ndim") else np.ndim(np.asarray(X, dtype=object))
+    if ndim != 2:
+        raise ValueError(
+            f"Expected 2D array, got {ndim}D array instead. Reshape your data either using "
+            "array.reshape(-1, 1) if your data has a single feature or array.reshape(1, -1) if "
+            "it contains a single sample."
+        )
+
+
+
+class BaseTreeEstimator(BaseEstimator):
+    """Encoding, routing and persistence of a fitted flat tree (``tree_``, ``encoder_``).
+
+    Subclasses declare ``_parameter_constraints`` and fit ``tree_`` and ``encoder_``.
+    """
+
+    _parameter_constraints: dict = {}
+
+    def _validate_stored_params(self) -> None:
+        validate_parameters(type(self).__name__, self.get_params(deep=False),
+                            self._parameter_constraints)
+
+    def _encode(self, X) -> np.ndarray:
+        check_is_fitted(self, "tree_")
+        check_two_dimensional(X)
+        validate_data(self, X, reset=False, skip_check_array=True)
+        return self.encoder_.transform(X, getattr(self, "handle_unknown", "error"))
+
+    # -------------------------------------------------------------- routing
+    def encode(self, X) -> np.ndarray:
+        """The float64 matrix the tree's tests read: numeric columns as given, categorical
+        columns as level codes (the order of ``encoder_``'s categories; a level never seen in
+        training gets the code ``K``, the number of known levels, under
+        ``handle_unknown="heaviest_child"``).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features_in_)
+
+        Returns
+        -------
+        ndarray of float64, shape (n_samples, n_features_in_)
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from treebound import DecisionTreeClassifier
+        >>> X = pd.DataFrame({"size": [1.0, 2.0, 3.0, 4.0],
+        ...                   "color": pd.Categorical(["red", "blue", "red", "blue"])})
+        >>> model = DecisionTreeClassifier().fit(X, [0, 0, 1, 1])
+        >>> model.encode(X).tolist()  # blue = 0, red = 1
+        [[1.0, 1.0], [2.0, 0.0], [3.0, 1.0], [4.0, 0.0]]
+        """
+        return self._encode(X)
+
+    def apply(self, X) -> np.ndarray:
+        """Node id of the leaf each row ends in.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features_in_)
+            Rows with the features the model was fitted on.
+
+        Returns
+        -------
+        ndarray of int64, shape (n_samples,)
+            Ids into the arrays of ``tree_`` (leaves only).
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_iris
+        >>> from treebound import DecisionTreeClassifier
+        >>> X, y = load_iris(return_X_y=True)
+        >>> model = DecisionTreeClassifier(max_depth=1).fit(X, y)
+        >>> sorted(set(model.apply(X).tolist()))
+        [1, 2]
+        """
+        X_enc = self._encode(X)
+        return self.tree_.apply(X_enc)
+
+    def decision_path(self, X):
+        """The nodes each row visits, from the root to its leaf.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features_in_)
+            Rows with the features the model was fitted on.
+
+        Returns
+        -------
+        scipy.sparse.csr_matrix of shape (n_samples, n_nodes)
+            Entry ``(i, j)`` is 1 when row ``i`` passes through node ``j``.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_iris
+        >>> from treebound import DecisionTreeClassifier
+        >>> X, y = load_iris(return_X_y=True)
+        >>> path = DecisionTreeClassifier(max_depth=1).fit(X, y).decision_path(X[:2])
+        >>> path.toarray().tolist()
+        [[1, 1, 0], [1, 1, 0]]
+        """
+        X_enc = self._encode(X)
+        return self.tree_.decision_path(X_enc)
+
+    def get_depth(self) -> int:
+        """Depth of the tree: the longest root-to-leaf path (a single leaf has depth 0).
+
+        Returns
+        -------
+        int
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_iris
+        >>> from treebound import DecisionTreeClassifier
+        >>> X, y = load_iris(return_X_y=True)
+        >>> DecisionTreeClassifier(max_depth=2).fit(X, y).get_depth()
+        2
+        """
+        check_is_fitted(self, "tree_")
+        return self.tree_.max_depth
+
+    def get_n_leaves(self) -> int:
+        """Number of leaves.
+
+        Returns
+        -------
+        int
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_iris
+        >>> from treebound import DecisionTreeClassifier
+        >>> X, y = load_iris(return_X_y=True)
+        >>> DecisionTreeClassifier(max_leaf_nodes=5, growth="top_down").fit(X, y).get_n_leaves()
+        5
+        """
+        check_is_fitted(self, "tree_")
+        return self.tree_.n_leaves
+
+    def structure(self):
+        """The tree's shape, for the theory functions (binary trees only).
+
+        Returns
+        -------
+        treebound.theory.TreeStructure
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_iris
+        >>> from treebound import DecisionTreeClassifier
+        >>> X, y = load_iris(return_X_y=True)
+        >>> str(DecisionTreeClassifier(max_depth=1).fit(X, y).structure())
+        '(L,L)'
+        """
+        check_is_fitted(self, "tree_")
+        return self.tree_.structure()
+
+    # ---------------------------------------------------------- persistence
+    def to_dict(self) -> dict:
+        """JSON-ready description of the fitted model (``docs/model_format.md``).
+
+        Returns
+        -------
+        dict
+            Plain lists, numbers and strings: ``json.dumps`` writes it as it is.
+
+        Examples
+        --------
+        >>> import json
+        >>> from sklearn.datasets import load_iris
+        >>> from treebound import DecisionTreeClassifier
+        >>> X, y = load_iris(return_X_y=True)
+        >>> model = DecisionTreeClassifier(max_depth=2).fit(X, y)
+        >>> again = DecisionTreeClassifier.from_dict(json.loads(json.dumps(model.to_dict())))
+        >>> bool((again.predict(X) == model.predict(X)).all())
+        True
+        """
+        check_is_fitted(self, "tree_")
+        return model_to_dict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict):
+        """Rebuild a fitted model from :meth:`to_dict` output.
+
+        Parameters
+        ----------
+        data : dict
+            A model description; every field is validated (``ValueError`` naming the first
+            problem).
+
+        Returns
+        -------
+        estimator
+            A fitted instance of this class.
+        """
+        return model_from_dict(cls, data)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = False
+        return tags
+
+
+class TreeClassifierMixin:
+    """Class-label handling and probability outputs shared by treebound's tree classifiers.
+
+    Needs ``tree_`` (class counts in ``value``), ``classes_`` and ``apply``.
+    """
+
+    def _encode_target(self, y, n_samples: int) -> np.ndarray:
+        if y is None:
+            raise ValueError(
+                f"{type(self).__name__} requires y to be passed, but the target y is None"
+            )
+        y = column_or_1d(np.asarray(y) if not hasattr(y, "to_numpy") else y.to_numpy(), warn=True)
+        if y.shape[0] != n_samples:
+            raise ValueError(f"X has {n_samples} samples but y has {y.shape[0]}")
+        if y.dtype == object:
+            kinds = {"text" if isinstance(v, str) else "number"
+                     if isinstance(v, numbers.Number) else type(v).__name__ for v in y}
+            if len(kinds) > 1:
+                raise ValueError(f"class labels mix {' and '.join(sorted(kinds))} (e.g. "
+                                 f"{_first_of_each(y)}): use one label type")
+        check_classification_targets(y)
+        try:
+            classes, y_enc = np.unique(y, return_inverse=True)
+        except TypeError as exc:
+            raise TypeError(f"class labels cannot be ordered ({exc}); use one label type") from None
+        if classes.shape[0] < 2:
+            raise ValueError(
+                f"y contains only one class ({classes[0]!r}): a classifier needs samples of at "
+                "least 2 classes"
+            )
+        self.classes_ = classes
+        return y_enc.astype(np.int32)
+
+    def predict_proba(self, X) -> np.ndarray:
+        """Class frequencies (weighted) of the leaf each row reaches.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features_in_)
+            Rows with the features the model was fitted on.
+
+        Returns
+        -------
+        ndarray of float64, shape (n_samples, n_classes)
+            Rows sum to 1; columns follow ``classes_`` (uniform at an empty leaf).
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_iris
+        >>> from treebound import DecisionTreeClassifier
+        >>> X, y = load_iris(return_X_y=True)
+        >>> DecisionTreeClassifier(max_depth=1).fit(X, y).predict_proba(X[:1]).tolist()
+        [[1.0, 0.0, 0.0]]
+        """
+        leaves = self.apply(X)
+        counts = self.tree_.value[leaves]
+        totals = counts.sum(axis=1, keepdims=True)
+        uniform = np.full_like(counts, 1.0 / counts.shape[1])
+        return np.divide(counts, totals, out=uniform, where=totals > 0)
+
+    def predict_log_proba(self, X) -> np.ndarray:
+        """Natural log of :meth:`predict_proba` (``-inf`` for a class absent from the leaf).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features_in_)
+            Rows with the features the model was fitted on.
+
+        Returns
+        -------
+        ndarray of float64, shape (n_samples, n_classes)
+        """
+        with np.errstate(divide="ignore"):
+            return np.log(self.predict_proba(X))
+
+    def predict(self, X) -> np.ndarray:
+        """Majority class of the leaf each row reaches (ties go to the smallest class index).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features_in_)
+            Rows with the features the model was fitted on.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            Labels from ``classes_``.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_iris
+        >>> from treebound import DecisionTreeClassifier
+        >>> X, y = load_iris(return_X_y=True)
+        >>> DecisionTreeClassifier(max_depth=1).fit(X, y).predict(X[[0, 100]]).tolist()
+        [0, 1]
+        """
+        leaves = self.apply(X)
+        return self.classes_[self.tree_.majority_class[leaves]]

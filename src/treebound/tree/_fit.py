@@ -1,0 +1,115 @@
+"""The functional fit core: encoded data in, a grown (and optionally pruned) :class:`Tree` out.
+
+The estimators, :func:`treebound.prune` and the benchmarks all call it; it knows nothing of
+estimators. Pruning receives the grown tree, the data it needs and, for the cross-validated
+methods, a *regrow* callable that grows a tree with the same settings on other rows — the only
+thing :mod:`treebound.pruning` learns about growth.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from treebound._options import resolve_params
+from treebound._validation import rescale_extreme_weights
+from treebound.pruning._core import PruningResult
+from treebound.pruning._dispatch import holdout_split, run_pruning, withhold_weighted_bound
+from treebound.tree._builder import GrowthSettings, grow
+from treebound.tree._storage import Tree
+
+__all__ = ["fit_tree", "regrow_function"]
+
+
+def regrow_function(n_categories: np.ndarray, settings: GrowthSettings,
+                    n_classes: int | None) -> Callable:
+    """``regrow(X, y, w) -> Tree``: a tree grown with ``settings`` on other rows (rows of zero
+    weight dropped, as the estimators drop them), e.g. the folds of cross-validation."""
+
+    def regrow(X: np.ndarray, y: np.ndarray, w: np.ndarray) -> Tree:
+        keep = w > 0
+        if not keep.all():
+            X, y, w = X[keep], y[keep], w[keep]
+        return grow(X, y, w, n_categories, settings, n_classes=n_classes)
+
+    return regrow
+
+
+def fit_tree(X_enc: np.ndarray, y_enc: np.ndarray, sample_weight: np.ndarray,
+             n_categories: np.ndarray, settings: GrowthSettings, *, n_classes: int | None,
+             pruning: str | None = None,
+             pruning_params: dict | None = None) -> tuple[Tree, PruningResult | None]:
+    """Grow a tree on encoded rows and prune it.
+
+    Parameters
+    ----------
+    X_enc : ndarray of float64, shape (n_samples, n_features)
+        Encoded features (numeric values, categorical level codes).
+    y_enc : ndarray
+        Class indices (classification) or float targets (regression).
+    sample_weight : ndarray of float64
+        Row weights; rows of weight 0 are dropped (weighting a row by 0 removes it) and extreme
+        weights are rescaled by an exact power of two (the tree does not change).
+    n_categories : ndarray of int
+        Levels of every feature, 0 for a numeric one.
+    settings : GrowthSettings
+        Criterion, growth order and stopping rules.
+    n_classes : int or None
+        Number of classes; None for regression.
+    pruning : str or None
+        A method of ``treebound.pruning.METHODS``; None grows only.
+    pruning_params : dict or None
+        Its options (validated).
+
+    Returns
+    -------
+    tree : Tree
+        The grown tree, pruned when ``pruning`` is given.
+    result : PruningResult or None
+        The pruning's record (None without pruning). Its ``bound`` is None, with a warning,
+        for "bound" (Shawe-Taylor) and "srm" under unequal weights: both read weighted node
+        statistics.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from treebound.tree._builder import GrowthSettings
+    >>> X = np.array([[0.0], [1.0], [2.0], [3.0]]); y = np.array([0, 0, 1, 1], dtype=np.int32)
+    >>> settings = GrowthSettings(criterion="gini", growth="top_down", splitter="exact")
+    >>> tree, result = fit_tree(X, y, np.ones(4), np.zeros(1, dtype=np.int64), settings,
+    ...                         n_classes=2)
+    >>> tree.n_leaves, result is None
+    (2, True)
+    """
+    positive = sample_weight > 0
+    if not positive.all():
+        X_enc, y_enc, sample_weight = X_enc[positive], y_enc[positive], sample_weight[positive]
+    sample_weight = rescale_extreme_weights(sample_weight)
+    regrow = regrow_function(n_categories, settings, n_classes)
+    if pruning is None:
+        return regrow(X_enc, y_enc, sample_weight), None
+    classification = n_classes is not None
+    params = resolve_params(pruning, pruning_params,
+                            task="classification" if classification else "regression")
+    data: dict = {}
+    if pruning == "reduced_error":
+        # Yildiz's CVprune: grow on part of the training data, prune on the rest.
+        grow_idx, hold_idx = holdout_split(y_enc, params["holdout"], settings.seed,
+                                           classification)
+        tree = regrow(X_enc[grow_idx], y_enc[grow_idx], sample_weight[grow_idx])
+        data = {"X": X_enc[hold_idx], "y": y_enc[hold_idx],
+                "sample_weight": sample_weight[hold_idx]}
+    else:
+        tree = regrow(X_enc, y_enc, sample_weight)
+        if pruning == "bound" and params["bound"] != "shawe_taylor":
+            data = {"X": X_enc, "y": y_enc}  # the certificate criteria count rows
+        elif pruning in ("ccp_cv", "mcart_cv"):
+            data = {"X": X_enc, "y": y_enc, "sample_weight": sample_weight, "grow": regrow,
+                    "seed": settings.seed}
+    result = run_pruning(tree, pruning, params, **data)
+    # "bound" and "srm" read weighted node statistics: with unequal weights their value is no
+    # bound (one row weighted 1e308 makes it anything); the certificate counts rows.
+    uniform = bool(np.all(sample_weight == sample_weight[0]))
+    result = withhold_weighted_bound(result, uniform, stacklevel=5)
+    return result.tree, result
