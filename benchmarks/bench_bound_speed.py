@@ -45,9 +45,8 @@ def time_dataset(data_dir, name, repeats, n_splits=N_SPLITS):
     """Per split: (best-of-``repeats`` bound seconds, ccp_cv seconds, leaves after bound)."""
     from sklearn.model_selection import train_test_split
 
-    from treebound import DecisionTreeClassifier
+    from treebound import DecisionTreeClassifier, prune
     from treebound.experiments.datasets import load_dataset
-    from treebound import prune
 
     data = load_dataset(data_dir, name)
     rows = []

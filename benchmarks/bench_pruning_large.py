@@ -24,10 +24,9 @@ import numpy as np
 def main() -> None:
     from sklearn.model_selection import train_test_split
 
-    from treebound import DecisionTreeClassifier
+    from treebound import DecisionTreeClassifier, prune
     from treebound.experiments.datasets import load_dataset
     from treebound.experiments.pruning_report import machine_description
-    from treebound import prune
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir", required=True)
