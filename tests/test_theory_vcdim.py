@@ -23,8 +23,13 @@ from treebound.theory import (
 
 P = TreeStructure.parse
 
-#: Figure 3 of Leboeuf et al. (2020), ell = 10, in the order of FIGURE3_STRUCTURES. The values of
-#: trees 1-3 are also those asserted by the paper's reference code (tests/test_vcdim.py).
+#: Leboeuf et al. (2020) Figure 3 (ell = 10), in the order of FIGURE3_STRUCTURES. The figure's
+#: numbers did not survive the paper's text extraction: trees 1-3 are the values the paper's
+#: reference code asserts (its tests/test_vcdim.py); trees 4-11 are a REGRESSION SNAPSHOT of
+#: treebound's own output, not an independent check. What is independent: every upper bound is
+#: verified against Eq. (5) with the exact big-integer Theorem 9 (test_figure3_values), a code
+#: path separate from the log-space tables Algorithm 2 runs on, and the lower bounds against the
+#: brute-force exact VC dimension where it is feasible (test_bounds_bracket_exact_vcdim).
 FIGURE3_LOWER = [1, 6, 7, 12, 8, 13, 13, 14, 18, 19, 24]
 FIGURE3_UPPER = [1, 6, 16, 21, 25, 31, 32, 40, 38, 47, 52]
 

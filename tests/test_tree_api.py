@@ -188,3 +188,17 @@ def test_load_model_rejects_non_models(tmp_path):
         load_model(bad)
     with pytest.raises(ValueError, match="cannot read"):
         load_model(tmp_path / "missing.json")
+
+
+def test_fractions_are_floats_that_are_not_integers():
+    """scikit-learn's RealNotInt: min_samples_split=1 is an int below 2 (an error), 1.0 is the
+    fraction of all rows."""
+    from sklearn.datasets import load_iris
+
+    X, y = load_iris(return_X_y=True)
+    with pytest.raises(ValueError, match="min_samples_split"):
+        DecisionTreeClassifier(min_samples_split=1).fit(X, y)
+    with pytest.raises(ValueError, match="max_features"):
+        DecisionTreeClassifier(max_features=0).fit(X, y)
+    assert DecisionTreeClassifier(min_samples_split=1.0).fit(X, y).get_n_leaves() == 2  # root only
+    assert DecisionTreeClassifier(max_features=1.0).fit(X, y).get_n_leaves() > 1

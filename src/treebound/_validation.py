@@ -14,9 +14,26 @@ from dataclasses import dataclass
 import numpy as np
 
 
+class RealNotInt:
+    """Kind of :class:`Interval` for a real number that is not an integer (scikit-learn's
+    ``RealNotInt``): ``min_samples_split=1`` is an int below 2, not the fraction 1.0."""
+
+
+def check_integer(value, name: str, minimum: int | None = 0) -> int:
+    """``value`` as a Python int; ``TypeError`` unless it is an integer (not a bool),
+    ``ValueError`` below ``minimum``. The one integer check of the package."""
+    if isinstance(value, bool | np.bool_) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
+    value = int(value)
+    if minimum is not None and value < minimum:
+        raise ValueError(f"{name} must be >= {minimum}, got {value}")
+    return value
+
+
 @dataclass(frozen=True)
 class Interval:
-    """A number of the given kind (``int`` or ``float``) in a range; ``None`` = unbounded."""
+    """A number of the given kind (``int``, ``float`` or :class:`RealNotInt`) in a range;
+    ``None`` = unbounded."""
 
     kind: type
     low: float | None = None
@@ -30,6 +47,9 @@ class Interval:
             return False
         if self.kind is float and not isinstance(value, numbers.Real):
             return False
+        if self.kind is RealNotInt and (not isinstance(value, numbers.Real)
+                                        or isinstance(value, numbers.Integral)):
+            return False
         if isinstance(value, numbers.Real) and not np.isfinite(value):
             return False
         if self.low is not None:
@@ -41,7 +61,7 @@ class Interval:
         return True
 
     def describe(self) -> str:
-        kind = "an int" if self.kind is int else "a float"
+        kind = "an int" if self.kind is int else "a float"  # RealNotInt: a float, not an int
         lo = "-inf" if self.low is None else self.low
         hi = "inf" if self.high is None else self.high
         left = "[" if self.closed in ("both", "left") and self.low is not None else "("

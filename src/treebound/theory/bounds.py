@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from treebound._options import PAPER_ERROR_PRIOR_RATIO as _PAPER_ERROR_PRIOR_RATIO
+from treebound._validation import check_integer as _check_int
 from treebound.theory.combinatorics import log_wedderburn_etherington
 
 __all__ = [
@@ -32,13 +31,6 @@ PAPER_ERROR_PRIOR_RATIO = _PAPER_ERROR_PRIOR_RATIO
 REFERENCE_CODE_ERROR_PRIOR_RATIO = 2.0**-13.1
 
 
-def _check_nonneg_int(value, name):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
-    value = int(value)
-    if value < 0:
-        raise ValueError(f"{name} must be >= 0, got {value}")
-    return value
 
 
 def _check_probability(value, name, open_low=True, open_high=True):
@@ -72,8 +64,8 @@ def shawe_taylor_bound(n_examples, n_errors, log_growth, log_q, log_p, delta=0.0
     >>> round(shawe_taylor_bound(100, 5, math.log(1000.0), math.log(0.5), math.log(0.5)), 4)
     0.607
     """
-    m = _check_nonneg_int(n_examples, "n_examples")
-    k = _check_nonneg_int(n_errors, "n_errors")
+    m = _check_int(n_examples, "n_examples")
+    k = _check_int(n_errors, "n_errors")
     if m == 0:
         raise ValueError("n_examples must be >= 1")
     if k > m:
@@ -98,7 +90,7 @@ def log_error_prior(n_errors, r=PAPER_ERROR_PRIOR_RATIO) -> float:
     >>> log_error_prior(0, r=0.5) == math.log(0.5)
     True
     """
-    k = _check_nonneg_int(n_errors, "n_errors")
+    k = _check_int(n_errors, "n_errors")
     r = _check_probability(r, "r")
     return math.log1p(-r) + k * math.log(r)
 
@@ -114,7 +106,7 @@ def log_structure_prior(n_leaves) -> float:
     >>> round(math.exp(log_structure_prior(1)), 6) == round(6 / math.pi**2, 6)
     True
     """
-    L = _check_nonneg_int(n_leaves, "n_leaves")
+    L = _check_int(n_leaves, "n_leaves")
     if L == 0:
         raise ValueError("n_leaves must be >= 1")
     return math.log(6.0 / math.pi**2) - 2.0 * math.log(L) - log_wedderburn_etherington(L)
@@ -152,8 +144,8 @@ def vapnik_srm_bound(training_error, n_examples, vcdim, a1=0.1, a2=2.0, nu=None)
     E_t = float(training_error)
     if not 0.0 <= E_t <= 1.0:
         raise ValueError(f"training_error must be a rate in [0, 1], got {E_t}")
-    N = _check_nonneg_int(n_examples, "n_examples")
-    V = _check_nonneg_int(vcdim, "vcdim")
+    N = _check_int(n_examples, "n_examples")
+    V = _check_int(vcdim, "vcdim")
     if N < 1 or V < 1:
         raise ValueError(f"n_examples and vcdim must be >= 1, got N={N}, V={V}")
     if a1 <= 0 or a2 <= 0:

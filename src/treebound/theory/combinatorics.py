@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from treebound._validation import check_integer as _check_int
 from treebound.theory import _costs
 
 __all__ = [
@@ -30,13 +31,6 @@ __all__ = [
 ]
 
 
-def _check_int(value, name: str, minimum: int | None = 0) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
-    value = int(value)
-    if minimum is not None and value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
-    return value
 
 
 def stirling2(n: int, k: int) -> int:

@@ -35,6 +35,7 @@ from functools import partial
 import numpy as np
 
 from treebound._options import VARIANTS as _VARIANTS
+from treebound._validation import check_integer as _check_int
 from treebound.theory import _costs, _tables
 from treebound.theory.combinatorics import (
     falling_factorial,
@@ -206,13 +207,6 @@ def _size_of(value) -> int:
 
 
 # ------------------------------------------------------------------------ validation
-def _check_int(value, name, minimum):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
-    value = int(value)
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
-    return value
 
 
 def _check_common(structure, n_examples, n_features, variant, cache):

@@ -22,7 +22,7 @@ import itertools
 import math
 import weakref
 
-import numpy as np
+from treebound._validation import check_integer as _check_count
 
 __all__ = [
     "TreeStructure",
@@ -360,13 +360,6 @@ def _comes_before(a: TreeStructure, b: TreeStructure) -> bool:
     return a is not b and str(a) < str(b)
 
 
-def _check_count(value, name: str, minimum: int = 0) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
-    value = int(value)
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
-    return value
 
 
 TreeStructure._leaf = TreeStructure._make(None, None, 1, 0, _LEAF_HASH, 0)

@@ -26,6 +26,7 @@ import math
 import numpy as np
 from scipy.special import betainccinv, gammaln
 
+from treebound._validation import check_integer as _check_count
 from treebound.theory import _costs
 
 __all__ = [
@@ -48,13 +49,6 @@ __all__ = [
 _LOG_TOLERANCE = 1e-10
 
 
-def _check_count(value, name: str, minimum: int = 0) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an integer, got {type(value).__name__}")
-    value = int(value)
-    if value < minimum:
-        raise ValueError(f"{name} must be >= {minimum}, got {value}")
-    return value
 
 
 def _log_delta(delta, log_prior) -> float:

@@ -24,7 +24,7 @@ from sklearn.utils import check_random_state
 from sklearn.utils.validation import column_or_1d, validate_data
 
 from treebound._options import METHODS as PRUNING_METHODS
-from treebound._validation import InstanceOf, Interval, Options, check_sample_weight
+from treebound._validation import InstanceOf, Interval, Options, RealNotInt, check_sample_weight
 from treebound.tree._base import BaseTreeEstimator, TreeClassifierMixin, check_two_dimensional
 from treebound.tree._builder import (
     CATEGORICAL_SPLITS,
@@ -46,10 +46,10 @@ _COMMON_CONSTRAINTS = {
     "max_bins": [Interval(int, 2, 65535)],
     "max_depth": [None, Interval(int, 0, None)],
     "max_leaf_nodes": [None, Interval(int, 2, None), Options(("auto",))],
-    "min_samples_split": [Interval(int, 2, None), Interval(float, 0.0, 1.0, "right")],
-    "min_samples_leaf": [Interval(int, 1, None), Interval(float, 0.0, 1.0, "neither")],
+    "min_samples_split": [Interval(int, 2, None), Interval(RealNotInt, 0.0, 1.0, "right")],
+    "min_samples_leaf": [Interval(int, 1, None), Interval(RealNotInt, 0.0, 1.0, "neither")],
     "min_impurity_decrease": [Interval(float, 0.0, None)],
-    "max_features": [None, Interval(int, 1, None), Interval(float, 0.0, 1.0, "right"),
+    "max_features": [None, Interval(int, 1, None), Interval(RealNotInt, 0.0, 1.0, "right"),
                      Options(("sqrt", "log2"))],
     "categorical_features": [None, Options(("auto",)),
                              InstanceOf((list, tuple, np.ndarray), "a list of column indices, "
