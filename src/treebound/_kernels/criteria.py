@@ -6,7 +6,7 @@ Statistics layout (``stats``, one row per node or bin):
 * regression: ``(sum w, sum w*y, sum w*y**2)``.
 
 Every criterion is written as an impurity *mass* ``N * phi(node)`` (``N`` the node's weight), so a
-split's gain is ``mass(parent) - sum mass(children)`` exactly as in SPEC section 1, and the
+split's gain is ``mass(parent) - sum mass(children)`` exactly as in the lecture notes on tree predictors (Cesa-Bianchi), and the
 impurity of a node is ``mass / N``. With ``p_k = c_k / N``:
 
 * gini:  ``phi = 1 - sum p_k^2`` (binary: ``2 p (1 - p)``)

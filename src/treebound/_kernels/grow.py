@@ -2,7 +2,7 @@
 
 Each node's best test is found when the node is created (so its priority is known). Without a
 leaf budget every splittable node is eventually split and the order is irrelevant, so a stack is
-used; with ``max_leaf_nodes`` a heap picks the next leaf by the policy's priority (SPEC section 1):
+used; with ``max_leaf_nodes`` a heap picks the next leaf by the policy's priority (Brutzkus et al. 2020, section 2):
 
 * ``top_down`` (Kearns-Mansour): the gain ``N_l phi(l) - N_l' phi(l') - N_l'' phi(l'')`` (the
   decrease of the tree's total impurity); ``depth_first`` with a budget behaves the same, like

@@ -39,7 +39,7 @@ class DyadicTreeClassifier(TreeClassifierMixin, ClassifierMixin, BaseTreeEstimat
     Features are rescaled to ``[0, 1]^d`` by the training minimum and range. A dyadic decision
     tree (DDT) splits a cell at the midpoint of one coordinate; ``T_M`` holds the DDTs that split
     no coordinate more than ``L`` times on any root-to-leaf path (``M = 2**L``). The fitted tree is
-    the exact minimiser of Eq. (1), ``R̂_n(T) + Φ_n(T)`` over ``T_M`` (SPEC section 6).
+    the exact minimiser of Eq. (1), ``R̂_n(T) + Φ_n(T)`` over ``T_M`` (Scott & Nowak 2006, Eq. 1).
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-"""Penalties of dyadic decision trees (Scott & Nowak 2006, section III; SPEC section 6).
+"""Penalties of dyadic decision trees (Scott & Nowak 2006, sections II-III).
 
 Plain functions of counts, depths and sizes, written straight from the formulas; the kernels use
 the same quantities in the per-depth form returned by :func:`depth_constants`.

@@ -1,7 +1,7 @@
 """Functional core of dyadic decision trees: grid data + settings -> optimal DDT (node arrays).
 
 :func:`fit_dyadic_tree` returns the minimiser of Eq. (1), ``R̂_n(T) + Φ_n(T)`` over ``T_M``
-(free DDTs, or cyclic DDTs), for either penalty of SPEC section 6:
+(free DDTs, or cyclic DDTs), for either penalty of Scott & Nowak (2006, section III):
 
 * ``spatially_adaptive`` (Eq. (9)) is additive over leaves: one call of the free-DDT search
   (:mod:`treebound._kernels.dyadic_free`) or of the cyclic grow-and-prune

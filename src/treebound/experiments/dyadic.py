@@ -49,7 +49,7 @@ N_SYNTHETIC_TEST = 20_000
 # ----------------------------------------------------------------------------- models
 class CartCostComplexityCV:
     """CART (scikit-learn, Gini, grown to purity) pruned by minimal cost-complexity, with α
-    chosen by K-fold cross-validation (Breiman et al., ch. 3; SPEC section 5 ``ccp_cv``).
+    chosen by K-fold cross-validation (Breiman et al. 1984, ch. 3: ``pruning="ccp_cv"``).
 
     Candidates are the geometric means of consecutive α of the training tree's pruning path,
     thinned to at most ``max_candidates`` evenly spaced ones; the α with the lowest CV error (or

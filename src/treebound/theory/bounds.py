@@ -1,4 +1,5 @@
-"""Bounds on the true risk used for bound-based and SRM pruning (SPEC §4).
+"""Bounds on the true risk used for bound-based and SRM pruning (Leboeuf et al. 2020 Eq. 8; Yıldız
+2015 Eqs. 2-3).
 
 * :func:`shawe_taylor_bound` — Theorem 2.3 of Shawe-Taylor et al. (1998) as Eq. (8) of Leboeuf
   et al. (2020), with the growth function in place of Sauer's lemma.

@@ -159,7 +159,7 @@ def exact_vcdim(structure: TreeStructure, n_features: int) -> int:
     taken to contain the point ``0``. Realizable labelings of a point set are computed per
     sub-structure and memoized by point set.
 
-    Limited to ``d <= 4`` features and ``<= 4`` internal nodes (Yıldız's and SPEC §3's range);
+    Limited to ``d <= 4`` features and ``<= 4`` internal nodes (the range of Yıldız 2015's exhaustive search);
     raises ``ValueError`` beyond.
 
     Examples
