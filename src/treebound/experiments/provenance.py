@@ -18,12 +18,15 @@ __all__ = ["current_commit", "results_header"]
 
 
 def current_commit() -> str:
-    """``git`` commit of the treebound checkout (``+dirty`` if modified), or ``unknown``."""
+    """``git`` commit of the treebound checkout (``+dirty`` if its code or docs differ from the
+    commit; files under ``benchmarks/results`` do not count), or ``unknown``."""
     root = Path(__file__).resolve().parents[3]
     try:
         commit = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=root,
                                 capture_output=True, text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"],
+        # results being written (by this or another benchmark) do not make the code dirty
+        dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--",
+                                ".", ":(exclude)benchmarks/results"],
                                cwd=root, capture_output=True, text=True, check=True).stdout
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
