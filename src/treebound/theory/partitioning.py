@@ -130,8 +130,12 @@ class PartitioningCache:
         if have.shape[0] <= max_c or have.shape[1] <= max_m:
             from treebound._kernels.partitioning import log_stirling2_table
 
-            size_m = max(max_m, have.shape[1] - 1, 2 * (have.shape[1] - 1))
-            self._log_stirling = log_stirling2_table(size_m, max(max_c, have.shape[0] - 1))
+            # Grow geometrically only along an axis that is too short: growing the rows must
+            # not double m (repeated calls with more parts made m grow without end).
+            width, rows = have.shape[1] - 1, have.shape[0] - 1
+            size_m = width if max_m <= width else max(max_m, 2 * width)
+            size_c = rows if max_c <= rows else max(max_c, min(2 * rows, size_m))
+            self._log_stirling = log_stirling2_table(size_m, size_c)
         return self._log_stirling
 
     def log_coef(self, max_c: int) -> np.ndarray:
@@ -394,7 +398,8 @@ def _loose_values(structure, n_parts_max, m, n_features, cache, paper, log_space
             continue
         values = _tables.loose_node_values(
             t.n_leaves, t.left is t.right, mm, store[lkey], store[rkey], C, n_features,
-            stirling_values(mm, C), paper, log_space)
+            stirling_values(mm, C), paper, log_space,
+            cache.log_coef(n_parts_max) if log_space else None)
         values[0] = -math.inf if log_space else 0
         values[1] = 0.0 if log_space else 1
         store[key] = values
