@@ -123,7 +123,15 @@ def run_bounds_benchmark(out, *, quick=False, command=None, echo=print) -> str:
 
     ``quick``: one repetition, no 1000-leaf trees. ``command``: as named in the header.
     """
+    from treebound import resource_limits
+
     header = results_header(TITLE, command)  # before the run: the load it starts under
+    # the 1000-leaf tight bounds need more than the default guard (1 GB) allows
+    with resource_limits(max_memory=None, max_seconds=None):
+        return _run(out, quick, header, echo)
+
+
+def _run(out, quick, header, echo) -> str:
     repeats = 1 if quick else 3
     jit = compile_seconds()
     # Warm the kernels in this process (compile or load from numba's disk cache), untimed.
@@ -171,7 +179,10 @@ def run_bounds_benchmark(out, *, quick=False, command=None, echo=print) -> str:
 
 def _report(header, rows, repeats, jit, n_candidates, prune_seconds, big_line) -> str:
     lines = header + [
-        "The machine is shared with other jobs; timings are wall-clock.",
+        "The machine is shared with other jobs; timings are wall-clock. The run lifts the "
+        "resource guards (`treebound.resource_limits(max_memory=None, max_seconds=None)`): "
+        "by default the tight bound of the 1000-leaf trees is refused (about 1.1 GB "
+        "estimated, over the 1 GB limit).",
         f"Repetitions: {repeats} (median shown), each with a fresh `PartitioningCache` (cold).",
         f"numba JIT compile of the kernels in a fresh process without disk cache: {jit:.1f} s "
         "(excluded from the timings below; with `cache=True` it is paid once per machine).",
