@@ -107,6 +107,7 @@ def test_bound_search_benchmark_checks_both_searches_agree(tmp_path):
     assert all(r["lazy_exact"] <= r["all_exact"] for r in rows)
     text = _report(["# t", ""], {"toy": rows}, 2)
     assert "| toy | 300 | 3 |" in text and "Same tree from both searches on 2 of 2" in text
+    assert "evaluates in full: from" in text
 
 
 def test_scale_benchmark_writes_its_page(tmp_path):

@@ -63,7 +63,7 @@ def time_dataset(data, n_splits: int, max_leaves: int = 40) -> list[dict]:
     return rows
 
 
-def run_bound_search_benchmark(data_dir, out, *, datasets=None, n_splits=5, command=None,
+def run_bound_search_benchmark(data_dir, out, *, datasets=None, n_splits=25, command=None,
                                echo=print) -> str:
     """Time both searches on every dataset, write the page to ``out`` and return its text."""
     from treebound.experiments.datasets import load_dataset
@@ -92,26 +92,30 @@ def _report(header, per_dataset, n_splits) -> str:
         "untimed call of each search first). Times are thread CPU seconds (the wall clock of a "
         "shared machine is noisier), one call per split; *ratio* = mean `all` / mean `lazy` "
         "time; *exact* = candidate trees whose bound was evaluated in full, summed over the "
-        "steps (mean per split). *same tree*: splits where both searches chose the same "
-        "leaves and bound.",
+        "steps (mean per split), `all` evaluating every candidate; *share* = lazy exact / all "
+        "exact. *same tree*: splits where both searches chose the same leaves and bound.",
         "",
         "| dataset | n_train | classes | lazy s | all s | ratio | lazy exact | all exact | "
-        "leaves after | same tree |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "share | leaves after | same tree |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
-    ratios = []
+    ratios, shares = [], []
     for name, rows in per_dataset.items():
         lazy = statistics.mean(r["lazy_cpu"] for r in rows)
         full = statistics.mean(r["all_cpu"] for r in rows)
         ratio = full / lazy if lazy > 0 else float("inf")
         ratios.append((ratio, name, rows[0]["n_classes"]))
+        lazy_exact = statistics.mean(r["lazy_exact"] for r in rows)
+        all_exact = statistics.mean(r["all_exact"] for r in rows)
+        share = lazy_exact / all_exact if all_exact else 0.0
+        shares.append((share, name))
         lines.append(
             f"| {name} | {rows[0]['n_train']} | {rows[0]['n_classes']} | {lazy:.4f} | "
-            f"{full:.4f} | {ratio:.1f} | {statistics.mean(r['lazy_exact'] for r in rows):.1f} | "
-            f"{statistics.mean(r['all_exact'] for r in rows):.1f} | "
-            f"{statistics.mean(r['leaves_pruned'] for r in rows):.1f} | "
+            f"{full:.4f} | {ratio:.1f} | {lazy_exact:.1f} | {all_exact:.1f} | "
+            f"{100 * share:.0f} % | {statistics.mean(r['leaves_pruned'] for r in rows):.1f} | "
             f"{sum(r['same_tree'] for r in rows)}/{len(rows)} |")
     ratios.sort()
+    shares.sort()
     same = sum(r["same_tree"] for rows in per_dataset.values() for r in rows)
     total = sum(len(rows) for rows in per_dataset.values())
     many = [(ratio, name) for ratio, name, classes in ratios if classes >= 7]
@@ -121,6 +125,9 @@ def _report(header, per_dataset, n_splits) -> str:
         f"- all / lazy (mean CPU times): median {statistics.median(r for r, _, _ in ratios):.1f}"
         f" over {len(ratios)} datasets, from {ratios[0][0]:.1f} ({ratios[0][1]}) to "
         f"{ratios[-1][0]:.1f} ({ratios[-1][1]}).",
+        f"- Share of the candidates the branch and bound evaluates in full: from "
+        f"{100 * shares[0][0]:.0f} % ({shares[0][1]}) to {100 * shares[-1][0]:.0f} % "
+        f"({shares[-1][1]}), median {100 * statistics.median(v for v, _ in shares):.0f} %.",
     ]
     if many:
         lines.append("- With 7 classes or more: " + ", ".join(f"{name} {ratio:.1f}"
