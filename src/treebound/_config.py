@@ -156,3 +156,9 @@ INLINE_JIT_OPTIONS: dict = {**JIT_OPTIONS, "forceinline": True}
 #: would otherwise add an atomic increment/decrement per array argument per call.
 NO_NRT_JIT_OPTIONS: dict = {**JIT_OPTIONS, "_nrt": False}
 NO_NRT_INLINE_JIT_OPTIONS: dict = {**INLINE_JIT_OPTIONS, "_nrt": False}
+
+#: Options for the steps of a larger kernel, each called from one place: numba inlines their code
+#: into the caller before typing, so they are not compiled on their own (a separately compiled
+#: step would have its callees optimized once more, in its own module, which was seconds of a
+#: first fit's compile time).
+STEP_JIT_OPTIONS: dict = {**NO_NRT_JIT_OPTIONS, "inline": "always"}

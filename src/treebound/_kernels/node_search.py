@@ -1,8 +1,7 @@
 """Best test of one node over all candidate features (the inner step of tree growth).
 
-Node layout during growth, shared with :mod:`treebound._kernels.grow`: integer columns ``ni``,
-float columns ``nf`` (``I_*``/``F_*`` below) and flat statistics ``nv[node * width : (node + 1) *
-width]`` (class counts, or ``sum w, sum w y, sum w y^2`` for regression).
+The node layout and the structures the kernels take are in
+:mod:`treebound._kernels.growth_state`.
 
 Feature search kinds: ``KIND_PRESORTED`` (many distinct values: a presorted sample row kept
 sorted by stable partitions), ``KIND_HISTOGRAM`` (few codes: per-node histograms, shared in a
@@ -19,8 +18,35 @@ from __future__ import annotations
 
 import numpy as np
 
-from treebound._config import NO_NRT_INLINE_JIT_OPTIONS, NO_NRT_JIT_OPTIONS, njit
+from treebound._config import (
+    NO_NRT_INLINE_JIT_OPTIONS,
+    NO_NRT_JIT_OPTIONS,
+    STEP_JIT_OPTIONS,
+    njit,
+)
 from treebound._kernels.criteria import TASK_REGRESSION, stats_mass
+from treebound._kernels.growth_state import (
+    F_IMPURITY,
+    F_P_GAIN,
+    F_P_THRESHOLD,
+    F_PRIORITY,
+    F_WEIGHT,
+    GROWTH_BEST_FIRST,
+    GROWTH_PUREST_CHILDREN,
+    I_BLOCK_ROW,
+    I_CONST_ROW,
+    I_DEPTH,
+    I_N_SAMPLES,
+    I_P_FEATURE,
+    I_P_LO_CODE,
+    I_P_MAP_OFFSET,
+    I_P_N_CHILDREN,
+    I_SEG_START,
+    KIND_CATEGORICAL,
+    KIND_HISTOGRAM,
+    KIND_PRESORTED,
+    S_MAP_USED,
+)
 from treebound._kernels.histograms import counts_from_stats
 from treebound._kernels.split_categorical import best_binary_subset, best_multiway
 from treebound._kernels.split_numeric import (
@@ -34,42 +60,6 @@ from treebound._kernels.split_numeric import (
     scan_sorted,
     scan_sorted_local,
 )
-
-KIND_PRESORTED = 0
-KIND_HISTOGRAM = 1
-KIND_CATEGORICAL = 2
-
-GROWTH_DEPTH_FIRST = 0
-GROWTH_TOP_DOWN = 1
-GROWTH_BEST_FIRST = 2
-GROWTH_PUREST_CHILDREN = 3
-
-#: Features with at most this many codes can share the per-node histogram blocks (uint8 codes).
-BLOCK_MAX_CODES = 256
-
-# integer node columns
-I_FIRST_CHILD = 0
-I_N_CHILDREN = 1
-I_FEATURE = 2
-I_N_SAMPLES = 3
-I_DEPTH = 4
-I_SEG_START = 5
-I_P_FEATURE = 6
-I_P_LO_CODE = 7
-I_P_N_CHILDREN = 8
-I_P_MAP_OFFSET = 9
-I_CONST_ROW = 10
-I_CATEGORY_OFFSET = 11
-I_BLOCK_ROW = 12
-N_INT_COLUMNS = 13
-# float node columns
-F_THRESHOLD = 0
-F_IMPURITY = 1
-F_WEIGHT = 2
-F_P_THRESHOLD = 3
-F_P_GAIN = 4
-F_PRIORITY = 5
-N_FLOAT_COLUMNS = 6
 
 _EPSILON = np.finfo(np.float64).eps
 
@@ -112,26 +102,88 @@ def stays_leaf(n_node, depth, weight, impurity, sum_wy, task, max_depth, min_sam
     return False
 
 
+@njit(**STEP_JIT_OPTIONS)
+def _constant_in_node(samples, start, end, codes, codes_t, f, h):
+    """Whether feature ``f`` (block slot ``h``, or -1) has one code over the node's samples. A
+    block feature is read from the sample's ``codes_t`` row (one cache line for all the
+    features) rather than from the feature's own code row."""
+    if h >= 0:
+        first_code = np.int64(codes_t[samples[0, start], h])
+        for i in range(start + 1, end):
+            if np.int64(codes_t[samples[0, i], h]) != first_code:
+                return False
+    else:
+        first_code = np.int64(codes[f, samples[0, start]])
+        for i in range(start + 1, end):
+            if np.int64(codes[f, samples[0, i]]) != first_code:
+                return False
+    return True
+
+
+@njit(**STEP_JIT_OPTIONS)
+def _record_test(node, ni, nf, params, weight, impurity, feature, lo, threshold, n_children,
+                 map_offset, gain):
+    """Write the best test into the node's proposed-test columns, unless it is too weak
+    (``min_impurity_decrease``; purest_children takes only strictly improving tests)."""
+    if gain / params.root_weight + _EPSILON < params.min_impurity_decrease:
+        return
+    growth = params.growth
+    if growth == GROWTH_PUREST_CHILDREN and not gain > 1e-12 * weight:
+        return
+    ni[node, I_P_FEATURE] = feature
+    ni[node, I_P_LO_CODE] = lo
+    ni[node, I_P_N_CHILDREN] = n_children
+    ni[node, I_P_MAP_OFFSET] = map_offset
+    nf[node, F_P_THRESHOLD] = threshold
+    nf[node, F_P_GAIN] = gain
+    if growth == GROWTH_BEST_FIRST:
+        nf[node, F_PRIORITY] = gain / weight
+    elif growth == GROWTH_PUREST_CHILDREN:
+        nf[node, F_PRIORITY] = gain / weight - impurity
+    else:
+        nf[node, F_PRIORITY] = gain
+
+
 @njit(**NO_NRT_JIT_OPTIONS)
-def find_best_test(node, ni, nf, nv, const_pool, blocks, block_counts, block_size, count_size,
-                   samples, presorted, codes, codes_t, n_codes, kind, presort_row, block_slot, hist_offset,
-                   count_offset, lo_values, hi_values, value_offset, y_cls, y_val, w, task,
-                   width, criterion, growth, max_depth, min_samples_split, min_samples_leaf,
-                   min_impurity_decrease, root_weight, max_features, multiway, rng, cand, left,
-                   right, hist, hcount, sort_out, sort_keys, sort_counts, present, cat_keys,
-                   in_left, slot_map, map_pool, map_used, unit_weights, order_buf, best_order_buf,
-                   perm_buf, perm_scratch, node_y):
-    """Find and record the best test of ``node``; returns the new used length of ``map_pool``
-    (the caller guarantees room for every categorical feature's map). A node that must stay a
-    leaf gets ``I_P_FEATURE = -1``."""
+def find_best_test(node, data, layout, params, nodes, order, pools, scratch, cat):
+    """Find and record the best test of ``node`` (structures of
+    :mod:`~treebound._kernels.growth_state`; ``cat`` is the :class:`CategoricalScratch`, or
+    None when no feature is categorical).
+
+    A node that must stay a leaf gets ``I_P_FEATURE = -1``. The category maps of candidate tests
+    are appended to ``nodes.maps`` (``pools.counters[S_MAP_USED]`` advances; the caller
+    guarantees room for every categorical feature's map).
+    """
+    ni = nodes.ints
+    nf = nodes.floats
+    nv = nodes.stats
+    samples = order.samples
+    presorted = order.presorted
+    codes = data.codes
+    codes_t = data.codes_t
+    n_codes = data.n_codes
+    kind = data.kind
+    block_slot = layout.block_slot
+    task = params.task
+    width = params.width
+    criterion = params.criterion
+    min_samples_leaf = params.min_samples_leaf
+    unit_weights = params.unit_weights
+    cand = scratch.candidates
+    left = scratch.left
+    right = scratch.right
+    hist = scratch.hist
+    hcount = scratch.hist_counts
+    const_flags = pools.const_flags
     ni[node, I_P_FEATURE] = -1
     n_node = ni[node, I_N_SAMPLES]
     weight = nf[node, F_WEIGHT]
     impurity = nf[node, F_IMPURITY]
     sum_wy = nv[node * width + 1] if task == TASK_REGRESSION else 0.0
-    if stays_leaf(n_node, ni[node, I_DEPTH], weight, impurity, sum_wy, task, max_depth,
-                  min_samples_split, min_samples_leaf):
-        return map_used
+    if stays_leaf(n_node, ni[node, I_DEPTH], weight, impurity, sum_wy, task, params.max_depth,
+                  params.min_samples_split, min_samples_leaf):
+        return
+    map_used = pools.counters[S_MAP_USED]
     start = ni[node, I_SEG_START]
     end = start + n_node
     poff = node * width
@@ -142,7 +194,7 @@ def find_best_test(node, ni, nf, nv, const_pool, blocks, block_counts, block_siz
     n_features = codes.shape[0]
     n_cand = 0
     for f in range(n_features):
-        if const_pool[const_row, f] == 0:
+        if const_flags[const_row, f] == 0:
             cand[n_cand] = f
             n_cand += 1
     best_gain = -np.inf
@@ -153,11 +205,12 @@ def find_best_test(node, ni, nf, nv, const_pool, blocks, block_counts, block_siz
     best_map_offset = -1
     visited = 0
     i = 0
+    max_features = params.max_features
     shuffle = max_features < n_cand
     y_ready = False
     while i < n_cand and visited < max_features:
         if shuffle:
-            j = i + next_random(rng, n_cand - i)
+            j = i + next_random(scratch.rng, n_cand - i)
             tmp = cand[i]
             cand[i] = cand[j]
             cand[j] = tmp
@@ -172,11 +225,11 @@ def find_best_test(node, ni, nf, nv, const_pool, blocks, block_counts, block_siz
         # Each scan has one call site below, fed by the branches: the scans are inlined, and a
         # second copy of each would double this kernel's compile time, not its speed.
         sorted_scan = False
-        order, order_row, order_start, order_end, h_scan = presorted, 0, start, end, -1
+        sort_order, order_row, order_start, order_end, h_scan = presorted, 0, start, end, -1
         hist_scan = False
         h_src, h_src_off, h_cnt, h_coff, h_counts_in_hist = hist, 0, hcount, 0, False
         if kind[f] == KIND_PRESORTED:
-            r = presort_row[f]
+            r = layout.presort_row[f]
             if codes[f, presorted[r, start]] == codes[f, presorted[r, end - 1]]:
                 constant = True
             else:
@@ -187,72 +240,59 @@ def find_best_test(node, ni, nf, nv, const_pool, blocks, block_counts, block_siz
             # Few samples for many codes: sorting the node's samples beats any histogram. The
             # node's codes (and, once per node, classes) are gathered into local arrays that
             # the counting sort and the scan then read sequentially.
+            node_y = scratch.node_y
             if not y_ready:
                 for i_s in range(n_node):
-                    node_y[i_s] = y_cls[samples[0, start + i_s]]
+                    node_y[i_s] = data.y_cls[samples[0, start + i_s]]
                 y_ready = True
             constant = gather_node_codes(samples, start, end, codes, codes_t, f, block_slot[f],
-                                         sort_keys, nc, sort_counts)
+                                         scratch.sort_keys, nc, scratch.sort_counts)
             if not constant:
-                counting_order(sort_keys, n_node, nc, sort_counts, perm_buf)
-                gain, lo, hi = scan_sorted_local(perm_buf, sort_keys, node_y, n_node, width,
-                                                 criterion, nv, poff, weight, parent_mass,
+                counting_order(scratch.sort_keys, n_node, nc, scratch.sort_counts, scratch.perm)
+                gain, lo, hi = scan_sorted_local(scratch.perm, scratch.sort_keys, node_y, n_node,
+                                                 width, criterion, nv, poff, weight, parent_mass,
                                                  min_samples_leaf, left, right)
         elif kind[f] == KIND_HISTOGRAM and nc * width > 2 * n_node:
             # Few samples for many codes: sorting the node's samples beats any histogram. Most
-            # features of small nodes are constant there: check that first, it is cheaper
-            # (reading a block feature from the sample's codes_t row, one cache line for all
-            # the features, rather than from each feature's code row).
-            constant = True
+            # features of small nodes are constant there: check that first, it is cheaper.
             h_f = block_slot[f]
-            if h_f >= 0:
-                first_code = np.int64(codes_t[samples[0, start], h_f])
-                for i_s in range(start + 1, end):
-                    if np.int64(codes_t[samples[0, i_s], h_f]) != first_code:
-                        constant = False
-                        break
-            else:
-                first_code = np.int64(codes[f, samples[0, start]])
-                for i_s in range(start + 1, end):
-                    if np.int64(codes[f, samples[0, i_s]]) != first_code:
-                        constant = False
-                        break
+            constant = _constant_in_node(samples, start, end, codes, codes_t, f, h_f)
             if not constant:
                 if nc <= 4 * n_node:
                     counting_sort_node(samples, start, end, codes, codes_t, f, h_f, nc,
-                                       sort_counts, sort_out)
+                                       scratch.sort_counts, scratch.sort_out)
                 else:
-                    argsort_node(samples, start, end, codes, codes_t, f, h_f, sort_keys,
-                                 sort_out, perm_buf, perm_scratch)
+                    argsort_node(samples, start, end, codes, codes_t, f, h_f, scratch.sort_keys,
+                                 scratch.sort_out, scratch.perm, scratch.perm_scratch)
                 sorted_scan = True
-                order, order_start, order_end, h_scan = sort_out, 0, n_node, h_f
+                sort_order, order_start, order_end, h_scan = scratch.sort_out, 0, n_node, h_f
         else:
             in_block = block_row >= 0 and block_slot[f] >= 0
             if in_block:
                 h = block_slot[f]
-                hoff = block_row * block_size + hist_offset[h]
-                coff = block_row * count_size + count_offset[h]
+                hoff = block_row * layout.block_size + layout.hist_offset[h]
+                coff = block_row * layout.count_size + layout.count_offset[h]
                 if kind[f] == KIND_HISTOGRAM:
                     hist_scan = True
-                    h_src, h_src_off, h_cnt, h_coff = blocks, hoff, block_counts, coff
+                    h_src, h_src_off, h_cnt, h_coff = pools.blocks, hoff, pools.block_counts, coff
                     h_counts_in_hist = unit_weights
                 elif unit_weights:
-                    counts_from_stats(blocks, hoff, nc, width, task, hcount)
+                    counts_from_stats(pools.blocks, hoff, nc, width, task, hcount)
                     coff = 0
             else:
-                fill_histogram(samples, start, end, codes, codes_t, f, block_slot[f], y_cls,
-                               y_val, w, task, width, hist, hcount, nc)
+                fill_histogram(samples, start, end, codes, codes_t, f, block_slot[f], data.y_cls,
+                               data.y_val, data.w, task, width, hist, hcount, nc)
                 hist_scan = kind[f] == KIND_HISTOGRAM
             if kind[f] == KIND_CATEGORICAL:
-                if cat_keys is None:
-                    # No categorical feature in the data (the caller passes cat_keys=None): this
+                if cat is None:
+                    # No categorical feature in the data (the caller passes cat=None): this
                     # never runs, and numba compiles the kernel without the categorical search.
                     constant = True
                 else:
                     if in_block:
-                        src = blocks
+                        src = pools.blocks
                         src_off = hoff
-                        cnt = block_counts if not unit_weights else hcount
+                        cnt = pools.block_counts if not unit_weights else hcount
                     else:
                         src = hist
                         src_off = 0
@@ -266,26 +306,28 @@ def find_best_test(node, ni, nf, nv, const_pool, blocks, block_counts, block_siz
                                 break
                     if n_present <= 1:
                         constant = True
-                    elif multiway:
+                    elif params.multiway:
                         gain, n_children = best_multiway(src, src_off, cnt, coff, nc, width, task,
                                                          criterion, parent_mass, min_samples_leaf,
-                                                         slot_map)
+                                                         scratch.slot_map)
                     else:
                         gain, n_children = best_binary_subset(
                             src, src_off, cnt, coff, nc, n_node, width, task, criterion, nv, poff,
-                            parent_mass, min_samples_leaf, left, right, slot_map, present, cat_keys,
-                            in_left, order_buf, best_order_buf, perm_buf, perm_scratch)
+                            parent_mass, min_samples_leaf, left, right, scratch.slot_map,
+                            cat.present, cat.keys, cat.in_left, cat.order, cat.best_order,
+                            scratch.perm, scratch.perm_scratch)
         if sorted_scan:
-            gain, lo, hi = scan_sorted(order, order_row, order_start, order_end, codes, codes_t, f,
-                                       h_scan, y_cls, y_val, w, task, width, criterion, nv, poff,
-                                       weight, parent_mass, min_samples_leaf, left, right)
+            gain, lo, hi = scan_sorted(sort_order, order_row, order_start, order_end, codes,
+                                       codes_t, f, h_scan, data.y_cls, data.y_val, data.w, task,
+                                       width, criterion, nv, poff, weight, parent_mass,
+                                       min_samples_leaf, left, right)
         elif hist_scan:
             gain, lo, hi, n_present = scan_histogram(
                 h_src, h_src_off, h_cnt, h_coff, h_counts_in_hist, nc, n_node, task, width,
                 criterion, nv, poff, weight, parent_mass, min_samples_leaf, left, right)
             constant = n_present <= 1
         if constant:
-            const_pool[const_row, f] = 1
+            const_flags[const_row, f] = 1
             continue
         visited += 1
         if kind[f] != KIND_CATEGORICAL and lo < 0:
@@ -301,7 +343,7 @@ def find_best_test(node, ni, nf, nv, const_pool, blocks, block_counts, block_siz
             best_children = n_children
             if kind[f] == KIND_CATEGORICAL:
                 for b in range(nc):
-                    map_pool[map_used + b] = slot_map[b]
+                    nodes.maps[map_used + b] = scratch.slot_map[b]
                 best_map_offset = map_used
                 map_used += nc
                 best_lo = -1
@@ -309,30 +351,14 @@ def find_best_test(node, ni, nf, nv, const_pool, blocks, block_counts, block_siz
             else:
                 best_map_offset = -1
                 best_lo = lo
-                off = value_offset[f]
-                best_threshold = midpoint_threshold(lo_values[off + hi], hi_values[off + lo])
+                off = data.value_offset[f]
+                best_threshold = midpoint_threshold(data.lo_values[off + hi],
+                                                    data.hi_values[off + lo])
             # A test leaving pure children has the largest possible gain (parent_mass): no later
             # feature can beat it (ties keep the first), so the search can stop.
             if gain >= parent_mass:
                 break
-    if best_feature < 0:
-        return map_used
-    if best_gain / root_weight + _EPSILON < min_impurity_decrease:
-        return map_used
-    if growth == GROWTH_PUREST_CHILDREN and not best_gain > 1e-12 * weight:
-        return map_used
-    ni[node, I_P_FEATURE] = best_feature
-    ni[node, I_P_LO_CODE] = best_lo
-    ni[node, I_P_N_CHILDREN] = best_children
-    ni[node, I_P_MAP_OFFSET] = best_map_offset
-    nf[node, F_P_THRESHOLD] = best_threshold
-    nf[node, F_P_GAIN] = best_gain
-    if growth == GROWTH_BEST_FIRST:
-        nf[node, F_PRIORITY] = best_gain / weight
-    elif growth == GROWTH_PUREST_CHILDREN:
-        nf[node, F_PRIORITY] = best_gain / weight - impurity
-    else:
-        nf[node, F_PRIORITY] = best_gain
-    return map_used
-
-
+    pools.counters[S_MAP_USED] = map_used
+    if best_feature >= 0:
+        _record_test(node, ni, nf, params, weight, impurity, best_feature, best_lo,
+                     best_threshold, best_children, best_map_offset, best_gain)

@@ -5,7 +5,8 @@ indices in histogram mode); a split "code <= b" puts every code up to ``b`` left
 the best ``b``:
 
 * :func:`scan_sorted` walks the node's samples in code order (a presorted row, or a per-node sort)
-  and updates the criterion in O(1) per sample for Gini, entropy and squared error;
+  and updates the criterion in O(1) per sample for Gini and squared error (entropy is computed
+  from the count vectors at each cut: see :func:`~treebound._kernels.criteria.running_sums`);
 * :func:`scan_histogram` walks per-code statistics, cheaper when the node has many samples and
   the feature few codes.
 
@@ -23,12 +24,15 @@ import numpy as np
 
 from treebound._config import NO_NRT_INLINE_JIT_OPTIONS, NO_NRT_JIT_OPTIONS, njit
 from treebound._kernels.criteria import (
-    ENTROPY,
-    GINI,
+    NO_RUNNING_SUMS,
+    RUNNING_SUMS,
     TASK_REGRESSION,
     classification_mass,
+    running_children_mass,
+    running_sums,
+    running_term_change,
+    squared_error_gain,
     stats_mass,
-    xlog2x,
 )
 from treebound._kernels.sorting import stable_argsort
 
@@ -43,21 +47,6 @@ def code_of(codes, codes_t, f, h, s):
 
 
 @njit(**NO_NRT_INLINE_JIT_OPTIONS)
-def _incremental_child_mass(criterion, weight_left, weight_right, sq_left, sq_right, xl_left,
-                            xl_right):
-    """Children's impurity mass from running sums: Gini uses the sums of squared class
-    counts, entropy the sums of ``c log2 c``."""
-    if criterion == GINI:
-        child = 0.0
-        if weight_left > 0.0:
-            child += weight_left - sq_left / weight_left
-        if weight_right > 0.0:
-            child += weight_right - sq_right / weight_right
-        return child
-    return 0.5 * (xlog2x(weight_left) - xl_left + xlog2x(weight_right) - xl_right)
-
-
-@njit(**NO_NRT_INLINE_JIT_OPTIONS)
 def scan_sorted(order, order_row, start, end, codes, codes_t, f, h, y_cls, y_val, w, task, width,
                 criterion, parent, parent_off, parent_weight, parent_mass, min_samples_leaf, left,
                 right):
@@ -67,16 +56,14 @@ def scan_sorted(order, order_row, start, end, codes, codes_t, f, h, y_cls, y_val
     best_hi = -1
     n = end - start
     regression = task == TASK_REGRESSION
-    sq_left = 0.0
-    sq_right = 0.0
-    xl_left = 0.0
-    xl_right = 0.0
+    running = not regression and running_sums(criterion, True) != NO_RUNNING_SUMS
+    sum_left = 0.0
+    sum_right = 0.0
     for k in range(width):
         left[k] = 0.0
         right[k] = parent[parent_off + k]
-        if not regression:
-            if criterion == GINI:
-                sq_right += right[k] * right[k]
+        if running:
+            sum_right += running_term_change(criterion, 0.0, right[k])
     weight_left = 0.0
     sum_y = parent[parent_off + 1] if regression else 0.0
     sum_y_left = 0.0
@@ -91,9 +78,9 @@ def scan_sorted(order, order_row, start, end, codes, codes_t, f, h, y_cls, y_val
             k = y_cls[s]
             cl = left[k]
             cr = right[k]
-            if criterion == GINI:
-                sq_left += ws * (2.0 * cl + ws)
-                sq_right += ws * (ws - 2.0 * cr)
+            if running:
+                sum_left += running_term_change(criterion, cl, ws)
+                sum_right += running_term_change(criterion, cr, -ws)
             left[k] = cl + ws
             right[k] = cr - ws
         n_left = i - start + 1
@@ -104,25 +91,15 @@ def scan_sorted(order, order_row, start, end, codes, codes_t, f, h, y_cls, y_val
         if n_left >= min_samples_leaf and code_here != code_next:
             weight_right = parent_weight - weight_left
             if regression:
-                gain = 0.0
-                if weight_left > 0.0:
-                    gain += sum_y_left * sum_y_left / weight_left
-                if weight_right > 0.0:
-                    sum_y_right = sum_y - sum_y_left
-                    gain += sum_y_right * sum_y_right / weight_right
-                if parent_weight > 0.0:
-                    gain -= sum_y * sum_y / parent_weight
+                gain = squared_error_gain(weight_left, sum_y_left, parent_weight, sum_y)
+            elif running:
+                gain = parent_mass - running_children_mass(criterion, weight_left, weight_right,
+                                                           sum_left, sum_right)
             else:
-                # Entropy is computed from the count vectors at each cut: running sums of
-                # c log c would depend on the order of rows sharing a value (exact ties between
-                # tests would then break differently when the rows are permuted).
-                if criterion == GINI:
-                    child = _incremental_child_mass(criterion, weight_left, weight_right,
-                                                    sq_left, sq_right, xl_left, xl_right)
-                else:
-                    child = classification_mass(left, 0, width, weight_left, criterion) + \
-                        classification_mass(right, 0, width, weight_right, criterion)
-                gain = parent_mass - child
+                # entropy and the others: from the count vectors (see running_sums)
+                gain = parent_mass - (classification_mass(left, 0, width, weight_left, criterion)
+                                      + classification_mass(right, 0, width, weight_right,
+                                                            criterion))
             if gain > best_gain:
                 best_gain = gain
                 best_lo = code_here
@@ -166,28 +143,23 @@ def scan_histogram(hist, hoff, hcount, coff, counts_in_hist, n_codes, n_node, ta
     """Scan per-code statistics ``hist[hoff + code * width + k]`` in code order.
 
     With ``counts_in_hist`` (unit sample weights) a code's sample count is read off its
-    statistics, otherwise from ``hcount[coff + code]``. Gini and entropy keep running sums so a
-    candidate costs O(1) after its code's O(classes) update. Returns ``(gain, left_code,
-    right_code, n_present)``; ``n_present`` counts non-empty codes (>= 2 unless the feature is
-    constant in the node).
+    statistics, otherwise from ``hcount[coff + code]``. Criteria with running sums (Gini,
+    entropy) cost O(1) per candidate after their code's O(classes) update. Returns ``(gain,
+    left_code, right_code, n_present)``; ``n_present`` counts non-empty codes (>= 2 unless the
+    feature is constant in the node).
     """
     best_gain = -np.inf
     best_lo = -1
     best_hi = -1
     regression = task == TASK_REGRESSION
-    incremental = (not regression) and (criterion == GINI or criterion == ENTROPY)
-    sq_left = 0.0
-    sq_right = 0.0
-    xl_left = 0.0
-    xl_right = 0.0
+    running = NO_RUNNING_SUMS if regression else running_sums(criterion, False)
+    sum_left = 0.0
+    sum_right = 0.0
     for k in range(width):
         left[k] = 0.0
         right[k] = parent[parent_off + k]
-        if incremental:
-            if criterion == GINI:
-                sq_right += right[k] * right[k]
-            else:
-                xl_right += xlog2x(right[k])
+        if running != NO_RUNNING_SUMS:
+            sum_right += running_term_change(criterion, 0.0, right[k])
     weight_left = 0.0
     prev = -1
     n_left = 0
@@ -211,10 +183,10 @@ def scan_histogram(hist, hoff, hcount, coff, counts_in_hist, n_codes, n_node, ta
             if n_node - n_left < min_samples_leaf:
                 break
             if n_left >= min_samples_leaf:
-                if incremental:
-                    child = _incremental_child_mass(criterion, weight_left,
-                                                    parent_weight - weight_left, sq_left,
-                                                    sq_right, xl_left, xl_right)
+                if running != NO_RUNNING_SUMS:
+                    child = running_children_mass(criterion, weight_left,
+                                                  parent_weight - weight_left, sum_left,
+                                                  sum_right)
                 else:
                     child = stats_mass(left, 0, width, task, criterion) + \
                         stats_mass(right, 0, width, task, criterion)
@@ -223,26 +195,26 @@ def scan_histogram(hist, hoff, hcount, coff, counts_in_hist, n_codes, n_node, ta
                     best_gain = gain
                     best_lo = prev
                     best_hi = b
-        if incremental and criterion == GINI:
+        if running == RUNNING_SUMS:
             # branch-free: an empty class adds exactly 0 to every sum (no mispredictions on
             # the many empty class cells of wide histograms)
             for k in range(width):
                 h = hist[base + k]
                 cl = left[k]
                 cr = right[k]
-                sq_left += h * (2.0 * cl + h)
-                sq_right += h * (h - 2.0 * cr)
+                sum_left += running_term_change(criterion, cl, h)
+                sum_right += running_term_change(criterion, cr, -h)
                 left[k] = cl + h
                 right[k] = cr - h
                 weight_left += h
-        elif incremental:
+        elif running != NO_RUNNING_SUMS:
             for k in range(width):
                 h = hist[base + k]
                 if h != 0.0:
                     cl = left[k]
                     cr = right[k]
-                    xl_left += xlog2x(cl + h) - xlog2x(cl)
-                    xl_right += xlog2x(cr - h) - xlog2x(cr)
+                    sum_left += running_term_change(criterion, cl, h)
+                    sum_right += running_term_change(criterion, cr, -h)
                     left[k] = cl + h
                     right[k] = cr - h
                     weight_left += h
@@ -355,15 +327,14 @@ def scan_sorted_local(order, keys, node_y, n, width, criterion, parent, parent_o
     best_gain = -np.inf
     best_lo = -1
     best_hi = -1
-    sq_left = 0.0
-    sq_right = 0.0
-    xl_left = 0.0
-    xl_right = 0.0
+    running = running_sums(criterion, True) != NO_RUNNING_SUMS
+    sum_left = 0.0
+    sum_right = 0.0
     for k in range(width):
         left[k] = 0.0
         right[k] = parent[parent_off + k]
-        if criterion == GINI:
-            sq_right += right[k] * right[k]
+        if running:
+            sum_right += running_term_change(criterion, 0.0, right[k])
     weight_left = 0.0
     code_here = keys[order[0]]
     for p in range(n - 1):
@@ -371,9 +342,9 @@ def scan_sorted_local(order, keys, node_y, n, width, criterion, parent, parent_o
         k = node_y[order[p]]
         cl = left[k]
         cr = right[k]
-        if criterion == GINI:
-            sq_left += 2.0 * cl + 1.0
-            sq_right += 1.0 - 2.0 * cr
+        if running:
+            sum_left += running_term_change(criterion, cl, 1.0)
+            sum_right += running_term_change(criterion, cr, -1.0)
         left[k] = cl + 1.0
         right[k] = cr - 1.0
         n_left = p + 1
@@ -382,13 +353,13 @@ def scan_sorted_local(order, keys, node_y, n, width, criterion, parent, parent_o
         code_next = keys[order[p + 1]]
         if n_left >= min_samples_leaf and code_here != code_next:
             weight_right = parent_weight - weight_left
-            if criterion == GINI:  # entropy from the counts (see scan_sorted)
-                child = _incremental_child_mass(criterion, weight_left, weight_right, sq_left,
-                                                sq_right, xl_left, xl_right)
+            if running:
+                gain = parent_mass - running_children_mass(criterion, weight_left, weight_right,
+                                                           sum_left, sum_right)
             else:
-                child = classification_mass(left, 0, width, weight_left, criterion) + \
-                    classification_mass(right, 0, width, weight_right, criterion)
-            gain = parent_mass - child
+                gain = parent_mass - (classification_mass(left, 0, width, weight_left, criterion)
+                                      + classification_mass(right, 0, width, weight_right,
+                                                            criterion))
             if gain > best_gain:
                 best_gain = gain
                 best_lo = code_here

@@ -12,8 +12,8 @@ import numpy as np
 
 from treebound._kernels import criteria as _crit
 from treebound._kernels import grow as _grow
-from treebound._kernels import node_search as _layout
-from treebound.tree._binning import code_features
+from treebound._kernels import growth_state as _layout
+from treebound.tree._feature_coding import code_features
 from treebound.tree._storage import Tree
 
 CLASSIFICATION_CRITERIA = {

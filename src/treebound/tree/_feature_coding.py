@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from treebound._kernels.binning import (
+from treebound._kernels.coding_passes import (
     column_ranges,
     gather_codes_t,
     map_codes,
@@ -32,7 +32,7 @@ from treebound._kernels.binning import (
     transpose_columns,
     widen_codes,
 )
-from treebound._kernels.node_search import KIND_CATEGORICAL, KIND_HISTOGRAM, KIND_PRESORTED
+from treebound._kernels.growth_state import KIND_CATEGORICAL, KIND_HISTOGRAM, KIND_PRESORTED
 
 #: In exact mode a numeric feature is histogram-searched when codes x statistics <= this.
 HISTOGRAM_CELLS = 4096
