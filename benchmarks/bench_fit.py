@@ -4,6 +4,8 @@ Usage::
 
     python benchmarks/bench_fit.py --data-dir ../shared/datasets [--datasets adult,magic]
         [--splits 3] [--repeats 3] [--out benchmarks/results/fit.md]
+    python benchmarks/bench_fit.py --data-dir ../shared/datasets --before-commit REV
+        [--rounds 2] [--out benchmarks/results/fit_before_after.md]
 
 For every dataset, train/test split (75/25, seeds 0..splits-1) and setting (full depth;
 ``max_leaf_nodes=255``), it times ``fit`` of scikit-learn's ``DecisionTreeClassifier``,
@@ -22,6 +24,13 @@ message. Test accuracy is the mean over the splits. Numba compile time
 is excluded from the ratios and reported separately (cold compile in a fresh cache directory,
 and loading the on-disk cache).
 
+With ``--before-commit REV`` it compares treebound's fit speed with that of an older revision in
+one run (:func:`before_after`): the revision is exported with ``git archive``, and both checkouts
+are timed in child processes that alternate (``--rounds`` each, order swapped every round, each
+checkout with its own numba cache), on the same splits and settings, with scikit-learn timed in
+every child as a peer. The page also says whether both checkouts grew identical trees (a hash of
+every tree's arrays).
+
 Targets (issue 2): exact fit <= 1.0x, histogram fit <= 0.3x with test accuracy within 0.5
 points of scikit-learn's, predict <= 1.0x. Target (issue 12): histogram fit <= 1.0x LightGBM.
 """
@@ -34,6 +43,9 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 import argparse  # noqa: E402
+import contextlib  # noqa: E402
+import hashlib  # noqa: E402
+import json  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
 import tempfile  # noqa: E402
@@ -273,6 +285,156 @@ def _lightgbm_section(rows, version: str | None) -> list[str]:
     return out
 
 
+BEFORE_AFTER_TITLE = "Fit speed before and after a change"
+#: The timed estimators of the before/after comparison (scikit-learn is the in-process peer).
+_COMPARED = ("sk", "exact", "hist")
+
+
+def fit_timings(data_dir: Path, datasets, splits: int, repeats: int) -> dict:
+    """Fit times of scikit-learn and of treebound's two splitters (one child process of
+    :func:`before_after`, running whichever treebound ``PYTHONPATH`` points at), with a hash
+    of every fitted tree's arrays per cell and the time of the first (warm-up) fits."""
+    from sklearn.model_selection import train_test_split
+
+    from treebound import DecisionTreeClassifier as Tree
+    from treebound.tree._storage import TREE_ARRAYS
+
+    wall, cpu = time.perf_counter(), time.process_time()
+    Xw, yw = np.random.default_rng(0).random((80, 3)), np.arange(80) % 3
+    for splitter in ("exact", "hist"):
+        for budget in (None, 8):
+            Tree(splitter=splitter, max_leaf_nodes=budget, growth="top_down").fit(Xw, yw)
+    result = {"warmup_wall": time.perf_counter() - wall, "warmup_cpu": time.process_time() - cpu,
+              "cells": []}
+    for name in datasets:
+        X, y = load(data_dir, name)
+        for label, budget in SETTINGS:
+            growth = "depth_first" if budget is None else "top_down"
+            seconds = dict.fromkeys(_COMPARED, 0.0)
+            digest = hashlib.sha256()
+            for seed in range(splits):
+                X_tr, _, y_tr, _ = train_test_split(X, y, test_size=0.25, random_state=seed)
+                for key in _COMPARED:
+                    t, model = best_time(partial(_fit, key, budget, growth, seed, X_tr, y_tr),
+                                         repeats)
+                    seconds[key] += t
+                    if key != "sk":
+                        for array in TREE_ARRAYS:
+                            digest.update(np.ascontiguousarray(getattr(model.tree_, array))
+                                          .tobytes())
+            result["cells"].append({"dataset": name, "setting": label, **seconds,
+                                    "trees": digest.hexdigest()})
+    return result
+
+
+def before_after(data_dir: Path, datasets, splits: int, repeats: int, rounds: int,
+                 before_commit: str, out: Path, echo=print) -> str:
+    """Time this checkout and ``before_commit`` in alternating child processes; write the page
+    to ``out`` and return its text."""
+    from treebound.experiments.provenance import results_header
+    from treebound.experiments.startup_bench import exported_commit
+
+    root = Path(__file__).resolve().parents[1]
+    before_short = subprocess.run(["git", "rev-parse", "--short=12", before_commit], cwd=root,
+                                  capture_output=True, text=True, check=True).stdout.strip()
+    header = results_header(BEFORE_AFTER_TITLE)  # before the run: the load it starts under
+    load_before = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    runs: dict[str, list[dict]] = {"before": [], "after": []}
+    with contextlib.ExitStack() as stack:
+        sources = {"before": stack.enter_context(exported_commit(before_commit)) / "src",
+                   "after": root / "src"}
+        caches = {label: stack.enter_context(tempfile.TemporaryDirectory()) for label in runs}
+        for r in range(rounds):
+            for label in ("before", "after") if r % 2 == 0 else ("after", "before"):
+                env = {k: v for k, v in os.environ.items()
+                       if k not in ("PYTHONPATH", "NUMBA_CACHE_DIR", "TREEBOUND_CACHE_DIR")}
+                env.update(PYTHONPATH=str(sources[label]), NUMBA_CACHE_DIR=caches[label])
+                command = [sys.executable, str(Path(__file__).resolve()), "--child",
+                           "--data-dir", str(data_dir), "--datasets", ",".join(datasets),
+                           "--splits", str(splits), "--repeats", str(repeats)]
+                done = subprocess.run(command, env=env, capture_output=True, text=True,
+                                      check=True)
+                runs[label].append(json.loads(done.stdout.strip().splitlines()[-1]))
+                cells = runs[label][-1]["cells"]
+                echo(f"round {r + 1} {label:6s}: exact {sum(c['exact'] for c in cells):.2f} s, "
+                     f"hist {sum(c['hist'] for c in cells):.2f} s, scikit-learn "
+                     f"{sum(c['sk'] for c in cells):.2f} s")
+    load_after = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    text = before_after_markdown(runs, header, before_short, (load_before, load_after), splits,
+                                 repeats, rounds)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text)
+    return text
+
+
+def before_after_markdown(runs: dict, header: list[str], before: str, loads: tuple[str, str],
+                          splits: int, repeats: int, rounds: int) -> str:
+    """The page of :func:`before_after`: per cell, the fastest time of each checkout over the
+    rounds, after / before, and each checkout's time over scikit-learn's."""
+    def best(label, i, key):
+        return min(run["cells"][i][key] for run in runs[label])
+
+    cells = runs["after"][0]["cells"]
+    out = list(header) + [
+        f"**before** = commit `{before}` (exported with `git archive`); **after** = the commit "
+        "above. Load average (1, 5, 15 min) before the run: "
+        f"{loads[0]}; after: {loads[1]} (2 cores shared with other jobs).",
+        "",
+        f"Both checkouts run in child processes that alternate, {rounds} per checkout (the order "
+        "swapped every round), each checkout with its own numba cache; the first child of each "
+        "compiles its kernels (outside the timings). Each child times scikit-learn's "
+        "`DecisionTreeClassifier`, treebound `splitter=\"exact\"` and `splitter=\"hist\", "
+        f"max_bins=255` on 75/25 splits with seeds 0..{splits - 1}: minimum CPU time over "
+        f"{repeats} fits, summed over the splits; a cell shows the fastest child of each "
+        "checkout. *after / before* compares the two checkouts directly; */ sklearn* is each "
+        "checkout's time over scikit-learn's in the same child (less sensitive to the load). "
+        "Full depth: `growth=\"depth_first\"`; `max_leaf_nodes=255`: `growth=\"top_down\"`.",
+        "",
+        "| dataset | setting | sklearn (s) | exact before (s) | exact after (s) | exact after / "
+        "before | exact / sklearn before / after | hist before (s) | hist after (s) | hist "
+        "after / before | hist / sklearn before / after | identical trees |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    totals = {(label, key): 0.0 for label in runs for key in _COMPARED}
+    log_ratios = {"exact": [], "hist": []}
+    identical_all = True
+    for i, cell in enumerate(cells):
+        t = {(label, key): best(label, i, key) for label in runs for key in _COMPARED}
+        for k, v in t.items():
+            totals[k] += v
+        digests = {run["cells"][i]["trees"] for label in runs for run in runs[label]}
+        identical = len(digests) == 1
+        identical_all &= identical
+        row = f"| {cell['dataset']} | {cell['setting']} | {t['after', 'sk']:.3f} |"
+        for key in ("exact", "hist"):
+            ratio = t["after", key] / t["before", key]
+            log_ratios[key].append(np.log(ratio))
+            row += (f" {t['before', key]:.3f} | {t['after', key]:.3f} | {ratio:.3f} | "
+                    f"{t['before', key] / t['before', 'sk']:.3f} / "
+                    f"{t['after', key] / t['after', 'sk']:.3f} |")
+        out.append(row + f" {'yes' if identical else 'NO'} |")
+    out += ["", "Summary:", ""]
+    for key in ("exact", "hist"):
+        out.append(
+            f"- {key} fit, all cells: after / before {totals['after', key] / totals['before', key]:.3f} "
+            f"(sum of times), geometric mean of the cells {np.exp(np.mean(log_ratios[key])):.3f}; "
+            f"over scikit-learn before {totals['before', key] / totals['before', 'sk']:.3f}, "
+            f"after {totals['after', key] / totals['after', 'sk']:.3f}")
+    out.append(f"- identical trees (every array of every tree) in every cell and round: "
+               f"{'yes' if identical_all else 'NO'}")
+    first = {label: runs[label][0] for label in runs}
+    later = {label: [run["warmup_wall"] for run in runs[label][1:]] for label in runs}
+    out.append("- first fits in a new process (kernels compiled into an empty cache): before "
+               f"{first['before']['warmup_wall']:.1f} s wall ({first['before']['warmup_cpu']:.1f} s "
+               f"CPU), after {first['after']['warmup_wall']:.1f} s wall "
+               f"({first['after']['warmup_cpu']:.1f} s CPU)" + (
+                   "; with the cache loaded: before "
+                   f"{min(later['before']):.1f} s, after {min(later['after']):.1f} s wall"
+                   if later["before"] and later["after"] else ""))
+    out.append("")
+    return "\n".join(out)
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data-dir", type=Path, required=True)
@@ -280,12 +442,32 @@ def main(argv=None) -> None:
     parser.add_argument("--splits", type=int, default=3)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--out", type=Path,
-                        default=Path(__file__).parent / "results" / "fit.md")
+                        help="Results page (default results/fit.md, or "
+                             "results/fit_before_after.md with --before-commit).")
+    parser.add_argument("--before-commit",
+                        help="Compare treebound's fit speed with this revision (exported with "
+                             "git archive) in one run, instead of the comparison with peers.")
+    parser.add_argument("--rounds", type=int, default=2,
+                        help="Child processes per checkout with --before-commit.")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     datasets = [d for d in args.datasets.split(",") if d]
     missing = [d for d in datasets if not (args.data_dir / f"{d}.tsv.gz").exists()]
     if missing:
         parser.error(f"datasets not found in {args.data_dir}: {missing}")
+    results = Path(__file__).parent / "results"
+    if args.child:  # one child process of before_after: timings as JSON on the last line
+        print(json.dumps(fit_timings(args.data_dir, datasets, args.splits, args.repeats)))
+        return
+    if args.before_commit:
+        if args.rounds < 1:
+            parser.error("--rounds must be at least 1")
+        out = args.out or results / "fit_before_after.md"
+        before_after(args.data_dir, datasets, args.splits, args.repeats, args.rounds,
+                     args.before_commit, out, echo=lambda text: print(text, flush=True))
+        print(f"wrote {out}")
+        return
+    args.out = args.out or results / "fit.md"
     lightgbm = lightgbm_or_none()
     load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     cold, warm = compile_times()
