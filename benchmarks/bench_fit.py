@@ -286,14 +286,28 @@ def _lightgbm_section(rows, version: str | None) -> list[str]:
 
 
 BEFORE_AFTER_TITLE = "Fit speed before and after a change"
-#: The timed estimators of the before/after comparison (scikit-learn is the in-process peer).
-_COMPARED = ("sk", "exact", "hist")
+#: What the before/after comparison times: scikit-learn (the in-process peer), treebound's
+#: ``fit`` with each splitter, and the growth alone (``fit`` also certifies the tree).
+_COMPARED = ("sk", "exact", "hist", "exact_grow", "hist_grow")
+_LABELS = {"exact": "exact fit", "exact_grow": "exact growth", "hist": "hist fit",
+           "hist_grow": "hist growth"}
+
+
+def _grow_only(splitter: str, budget, growth: str, X, y_index, n_classes: int):
+    """treebound's growth alone (coding the features and growing, no certificate)."""
+    from treebound.tree._builder import GrowthSettings, grow
+
+    settings = GrowthSettings(growth=growth, splitter=splitter, max_bins=255,
+                              max_leaf_nodes=budget)
+    return grow(X, y_index, np.ones(X.shape[0]), np.zeros(X.shape[1], dtype=np.int64), settings,
+                n_classes=n_classes)
 
 
 def fit_timings(data_dir: Path, datasets, splits: int, repeats: int) -> dict:
-    """Fit times of scikit-learn and of treebound's two splitters (one child process of
-    :func:`before_after`, running whichever treebound ``PYTHONPATH`` points at), with a hash
-    of every fitted tree's arrays per cell and the time of the first (warm-up) fits."""
+    """Fit times of scikit-learn and of treebound's two splitters, and treebound's growth
+    alone (one child process of :func:`before_after`, running whichever treebound
+    ``PYTHONPATH`` points at), with a hash of every fitted tree's arrays per cell and the time
+    of the first (warm-up) fits."""
     from sklearn.model_selection import train_test_split
 
     from treebound import DecisionTreeClassifier as Tree
@@ -314,14 +328,20 @@ def fit_timings(data_dir: Path, datasets, splits: int, repeats: int) -> dict:
             digest = hashlib.sha256()
             for seed in range(splits):
                 X_tr, _, y_tr, _ = train_test_split(X, y, test_size=0.25, random_state=seed)
+                classes, y_index = np.unique(y_tr, return_inverse=True)
+                y_index = y_index.astype(np.int32)
                 for key in _COMPARED:
-                    t, model = best_time(partial(_fit, key, budget, growth, seed, X_tr, y_tr),
-                                         repeats)
+                    if key.endswith("_grow"):
+                        make = partial(_grow_only, key.removesuffix("_grow"), budget, growth,
+                                       X_tr, y_index, len(classes))
+                    else:
+                        make = partial(_fit, key, budget, growth, seed, X_tr, y_tr)
+                    t, fitted = best_time(make, repeats)
                     seconds[key] += t
                     if key != "sk":
+                        tree = fitted if key.endswith("_grow") else fitted.tree_
                         for array in TREE_ARRAYS:
-                            digest.update(np.ascontiguousarray(getattr(model.tree_, array))
-                                          .tobytes())
+                            digest.update(np.ascontiguousarray(getattr(tree, array)).tobytes())
             result["cells"].append({"dataset": name, "setting": label, **seconds,
                                     "trees": digest.hexdigest()})
     return result
@@ -369,8 +389,8 @@ def before_after(data_dir: Path, datasets, splits: int, repeats: int, rounds: in
 
 def before_after_markdown(runs: dict, header: list[str], before: str, loads: tuple[str, str],
                           splits: int, repeats: int, rounds: int) -> str:
-    """The page of :func:`before_after`: per cell, the fastest time of each checkout over the
-    rounds, after / before, and each checkout's time over scikit-learn's."""
+    """The page of :func:`before_after`: per cell and timed step, the fastest time of each
+    checkout over the rounds, after / before, and each checkout's time over scikit-learn's."""
     def best(label, i, key):
         return min(run["cells"][i][key] for run in runs[label])
 
@@ -383,20 +403,21 @@ def before_after_markdown(runs: dict, header: list[str], before: str, loads: tup
         f"Both checkouts run in child processes that alternate, {rounds} per checkout (the order "
         "swapped every round), each checkout with its own numba cache; the first child of each "
         "compiles its kernels (outside the timings). Each child times scikit-learn's "
-        "`DecisionTreeClassifier`, treebound `splitter=\"exact\"` and `splitter=\"hist\", "
-        f"max_bins=255` on 75/25 splits with seeds 0..{splits - 1}: minimum CPU time over "
-        f"{repeats} fits, summed over the splits; a cell shows the fastest child of each "
-        "checkout. *after / before* compares the two checkouts directly; */ sklearn* is each "
-        "checkout's time over scikit-learn's in the same child (less sensitive to the load). "
-        "Full depth: `growth=\"depth_first\"`; `max_leaf_nodes=255`: `growth=\"top_down\"`.",
+        "`DecisionTreeClassifier.fit`, treebound's `fit` with `splitter=\"exact\"` and "
+        "`splitter=\"hist\", max_bins=255` (which also certifies the tree), and treebound's "
+        "growth alone (`treebound.tree._builder.grow`: coding the features and growing the "
+        f"tree) on 75/25 splits with seeds 0..{splits - 1}: minimum CPU time over {repeats} "
+        "runs, summed over the splits; a cell shows the fastest child of each checkout. "
+        "*after / before* compares the two checkouts directly; */ sklearn* is each checkout's "
+        "time over scikit-learn's fit in the same child (less sensitive to the load). Full "
+        "depth: `growth=\"depth_first\"`; `max_leaf_nodes=255`: `growth=\"top_down\"`.",
         "",
-        "| dataset | setting | sklearn (s) | exact before (s) | exact after (s) | exact after / "
-        "before | exact / sklearn before / after | hist before (s) | hist after (s) | hist "
-        "after / before | hist / sklearn before / after | identical trees |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| dataset | setting | timed | sklearn fit (s) | before (s) | after (s) | after / before "
+        "| before / sklearn | after / sklearn | identical trees |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     totals = {(label, key): 0.0 for label in runs for key in _COMPARED}
-    log_ratios = {"exact": [], "hist": []}
+    log_ratios: dict[str, list[float]] = {key: [] for key in _LABELS}
     identical_all = True
     for i, cell in enumerate(cells):
         t = {(label, key): best(label, i, key) for label in runs for key in _COMPARED}
@@ -405,35 +426,36 @@ def before_after_markdown(runs: dict, header: list[str], before: str, loads: tup
         digests = {run["cells"][i]["trees"] for label in runs for run in runs[label]}
         identical = len(digests) == 1
         identical_all &= identical
-        row = f"| {cell['dataset']} | {cell['setting']} | {t['after', 'sk']:.3f} |"
-        for key in ("exact", "hist"):
+        for key, what in _LABELS.items():
             ratio = t["after", key] / t["before", key]
-            log_ratios[key].append(np.log(ratio))
-            row += (f" {t['before', key]:.3f} | {t['after', key]:.3f} | {ratio:.3f} | "
-                    f"{t['before', key] / t['before', 'sk']:.3f} / "
-                    f"{t['after', key] / t['after', 'sk']:.3f} |")
-        out.append(row + f" {'yes' if identical else 'NO'} |")
-    out += ["", "Summary:", ""]
-    for key in ("exact", "hist"):
+            log_ratios[key].append(float(np.log(ratio)))
+            out.append(
+                f"| {cell['dataset']} | {cell['setting']} | {what} | {t['after', 'sk']:.3f} | "
+                f"{t['before', key]:.3f} | {t['after', key]:.3f} | {ratio:.3f} | "
+                f"{t['before', key] / t['before', 'sk']:.3f} | "
+                f"{t['after', key] / t['after', 'sk']:.3f} | {'yes' if identical else 'NO'} |")
+    out += ["", "Summary (all cells):", ""]
+    for key, what in _LABELS.items():
+        total = totals["after", key] / totals["before", key]
+        mean = float(np.exp(np.mean(log_ratios[key])))
         out.append(
-            f"- {key} fit, all cells: after / before {totals['after', key] / totals['before', key]:.3f} "
-            f"(sum of times), geometric mean of the cells {np.exp(np.mean(log_ratios[key])):.3f}; "
-            f"over scikit-learn before {totals['before', key] / totals['before', 'sk']:.3f}, "
-            f"after {totals['after', key] / totals['after', 'sk']:.3f}")
-    out.append(f"- identical trees (every array of every tree) in every cell and round: "
-               f"{'yes' if identical_all else 'NO'}")
+            f"- {what}: after / before {total:.3f} (sum of times), geometric mean of the cells "
+            f"{mean:.3f}; over scikit-learn: before "
+            f"{totals['before', key] / totals['before', 'sk']:.3f}, after "
+            f"{totals['after', key] / totals['after', 'sk']:.3f}")
+    out.append("- identical trees (every array of every tree, fitted and grown) in every cell "
+               f"and round: {'yes' if identical_all else 'NO'}")
     first = {label: runs[label][0] for label in runs}
     later = {label: [run["warmup_wall"] for run in runs[label][1:]] for label in runs}
-    out.append("- first fits in a new process (kernels compiled into an empty cache): before "
-               f"{first['before']['warmup_wall']:.1f} s wall ({first['before']['warmup_cpu']:.1f} s "
-               f"CPU), after {first['after']['warmup_wall']:.1f} s wall "
-               f"({first['after']['warmup_cpu']:.1f} s CPU)" + (
-                   "; with the cache loaded: before "
-                   f"{min(later['before']):.1f} s, after {min(later['after']):.1f} s wall"
-                   if later["before"] and later["after"] else ""))
+    out.append(
+        "- first fits in a new process (kernels compiled into an empty cache): before "
+        f"{first['before']['warmup_wall']:.1f} s wall ({first['before']['warmup_cpu']:.1f} s "
+        f"CPU), after {first['after']['warmup_wall']:.1f} s wall "
+        f"({first['after']['warmup_cpu']:.1f} s CPU)" + (
+            f"; with the cache loaded: before {min(later['before']):.1f} s, after "
+            f"{min(later['after']):.1f} s wall" if later["before"] and later["after"] else ""))
     out.append("")
     return "\n".join(out)
-
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])

@@ -16,12 +16,12 @@ training rows.
 
 :func:`grow_tree` (plain Python) allocates and owns every array; the splitting itself runs in
 :func:`_split_loop`, compiled without numba's reference counting, which returns to
-:func:`grow_tree` whenever an array must grow. One split is a sequence of steps, each its own
-kernel inlined into the loop: check room and take the next leaf (:func:`_room_for_next_split`,
-:func:`_take_leaf`), route its samples to the children and partition the sample rows
+:func:`grow_tree` whenever an array must grow. The first call creates the root
+(:func:`_create_root`). One split is a sequence of steps, each its own kernel inlined into the
+loop: check room and take the next leaf (:func:`_room_for_next_split`, :func:`_take_leaf`), route its samples to the children and partition the sample rows
 (:mod:`~treebound._kernels.sample_partition`), give the children histogram blocks
-(:func:`_child_blocks`), create the children and search their tests (:func:`_create_children`),
-and put them on the frontier (:func:`_push_children`).
+(:func:`_child_blocks`), create the children (:func:`_create_children`), search their tests
+(:func:`_search_new_nodes`) and put them on the frontier (:func:`_push_children`).
 """
 
 from __future__ import annotations
@@ -236,10 +236,9 @@ def _child_blocks(node, largest, data, layout, params, nodes, order, pools, spli
 
 
 @njit(**STEP_JIT_OPTIONS)
-def _create_children(node, data, layout, params, nodes, order, pools, scratch, cat, split):
+def _create_children(node, params, nodes, pools, split):
     """Turn ``node`` into an internal node and create its children (statistics, impurity,
-    constant-feature flags copied from the parent), searching each child's best test; returns
-    the first child's id."""
+    constant-feature flags copied from the parent); returns the first child's id."""
     ni = nodes.ints
     nf = nodes.floats
     nv = nodes.stats
@@ -280,17 +279,29 @@ def _create_children(node, data, layout, params, nodes, order, pools, scratch, c
         for g in range(const_flags.shape[1]):
             const_flags[row, g] = const_flags[const_row, g]
         ni[c, I_CONST_ROW] = row
-        find_best_test(c, data, layout, params, nodes, order, pools, scratch, cat)
-        if ni[c, I_P_FEATURE] < 0:
-            _release_rows(c, ni, pools)
     pools.free_const[st[S_N_FREE_CONST]] = const_row
     st[S_N_FREE_CONST] += 1
     return first
 
 
 @njit(**STEP_JIT_OPTIONS)
+def _search_new_nodes(first, k, data, layout, params, nodes, order, pools, scratch, cat):
+    """Search the best test of the nodes ``first .. first + k - 1`` just created, in order
+    (the random feature order of ``max_features`` is drawn node after node); the nodes that
+    stay leaves give their rows back to the pools.
+
+    The only call of :func:`find_best_test`, which is inlined here (a second inlined copy
+    would double its share of the compile time).
+    """
+    for c in range(first, first + k):
+        find_best_test(c, data, layout, params, nodes, order, pools, scratch, cat)
+        if nodes.ints[c, I_P_FEATURE] < 0:
+            _release_rows(c, nodes.ints, pools)
+
+
+@njit(**STEP_JIT_OPTIONS)
 def _push_children(first, k, params, nodes, pools):
-    """Put the children that have a test on the frontier (the stack pops the first child
+    """Put the new nodes that have a test on the frontier (the stack pops the first child
     first)."""
     st = pools.counters
     if params.max_leaf_nodes > 0:
@@ -306,40 +317,16 @@ def _push_children(first, k, params, nodes, pools):
                 st[S_N_FRONTIER] += 1
 
 
-@njit(**NO_NRT_JIT_OPTIONS)
-def _split_loop(data, layout, params, nodes, order, pools, scratch, cat, split):
-    """Split frontier nodes until done (returns 0) or an array is too small (returns 1).
-
-    Before each split the capacities needed for its children are checked; on failure nothing
-    is changed and the caller grows the arrays and calls again.
-    """
-    st = pools.counters
-    while st[S_N_FRONTIER] > 0:
-        if params.max_leaf_nodes > 0 and st[S_N_LEAVES] >= params.max_leaf_nodes:
-            return 0
-        if not _room_for_next_split(params, layout, nodes, pools):
-            return 1
-        node = _take_leaf(params, nodes, pools)
-        if node < 0:
-            continue
-        if nodes.ints[node, I_P_N_CHILDREN] == 2:
-            route_binary(node, data, layout, params, nodes, order, pools, split)
-        else:
-            route_kway(node, data, layout, params, nodes, order, split)
-        largest = partition_rows(node, layout, nodes, order, pools, split)
-        _child_blocks(node, largest, data, layout, params, nodes, order, pools, split)
-        first = _create_children(node, data, layout, params, nodes, order, pools, scratch, cat,
-                                 split)
-        _push_children(first, nodes.ints[node, I_N_CHILDREN], params, nodes, pools)
-    return 0
-
-
-@njit(**NO_NRT_JIT_OPTIONS)
-def init_root(nodes, data, task, width, criterion):
-    """Statistics, weight and impurity of the root (node 0); returns the root's weight."""
+@njit(**STEP_JIT_OPTIONS)
+def _create_root(data, layout, params, nodes, pools, order, split):
+    """Node 0 with every sample (statistics, weight, impurity, a constant-flag row, and a
+    histogram block if worth it); its test is searched like any new node's."""
     ni = nodes.ints
     nf = nodes.floats
     nv = nodes.stats
+    st = pools.counters
+    task = params.task
+    width = params.width
     n = data.y_cls.shape[0]
     for col in range(N_INT_COLUMNS):
         ni[0, col] = -1
@@ -355,9 +342,63 @@ def init_root(nodes, data, task, width, criterion):
     ni[0, I_DEPTH] = 0
     ni[0, I_SEG_START] = 0
     nf[0, F_WEIGHT] = root_weight
-    nf[0, F_IMPURITY] = stats_mass(nv, 0, width, task, criterion) / root_weight
+    nf[0, F_IMPURITY] = stats_mass(nv, 0, width, task, params.criterion) / root_weight
     nf[0, F_THRESHOLD] = np.nan
-    return root_weight
+    st[S_N_FREE_CONST] -= 1
+    ni[0, I_CONST_ROW] = pools.free_const[st[S_N_FREE_CONST]]
+    if layout.max_block_rows > 0 and block_worth_it(n, layout.n_block, layout.block_size,
+                                                    layout.min_cells):
+        for h in range(layout.n_block):
+            split.active[h] = h
+        st[S_N_FREE_BLOCKS] -= 1
+        r = pools.free_blocks[st[S_N_FREE_BLOCKS]]
+        build_block(order.samples, 0, n, data.codes_t, data.y_cls, data.y_val, data.w, task,
+                    width, layout.hist_offset, layout.count_offset, layout.slot_codes,
+                    split.active, layout.n_block, pools.blocks, r * layout.block_size,
+                    pools.block_counts, r * layout.count_size, not params.unit_weights)
+        ni[0, I_BLOCK_ROW] = r
+    st[S_N_NODES] = 1
+    st[S_N_LEAVES] = 1
+
+
+@njit(**NO_NRT_JIT_OPTIONS)
+def _split_loop(data, layout, params, nodes, order, pools, scratch, cat, split):
+    """Split frontier nodes until done (returns 0) or an array is too small (returns 1).
+
+    The first call creates the root. Before each split the capacities needed for its children
+    are checked; on failure nothing is changed and the caller grows the arrays and calls again.
+    Growth is this one call from Python (plus one per growth of the arrays): every call from
+    Python costs microseconds of argument unboxing, which showed on small trees.
+    """
+    st = pools.counters
+    # nodes created by the previous step, whose tests are not searched yet
+    first = 0
+    k = 0
+    if st[S_N_NODES] == 0:
+        _create_root(data, layout, params, nodes, pools, order, split)
+        k = 1
+    while True:
+        if k > 0:
+            _search_new_nodes(first, k, data, layout, params, nodes, order, pools, scratch, cat)
+            _push_children(first, k, params, nodes, pools)
+            k = 0
+        if st[S_N_FRONTIER] == 0:
+            return 0
+        if params.max_leaf_nodes > 0 and st[S_N_LEAVES] >= params.max_leaf_nodes:
+            return 0
+        if not _room_for_next_split(params, layout, nodes, pools):
+            return 1
+        node = _take_leaf(params, nodes, pools)
+        if node < 0:
+            continue
+        if nodes.ints[node, I_P_N_CHILDREN] == 2:
+            route_binary(node, data, layout, params, nodes, order, pools, split)
+        else:
+            route_kway(node, data, layout, params, nodes, order, split)
+        largest = partition_rows(node, layout, nodes, order, pools, split)
+        _child_blocks(node, largest, data, layout, params, nodes, order, pools, split)
+        first = _create_children(node, params, nodes, pools, split)
+        k = nodes.ints[node, I_N_CHILDREN]
 
 
 def grow_tree(codes, codes_t, n_codes, kind, lo_values, hi_values, value_offset, y_cls, y_val, w,
@@ -376,7 +417,8 @@ def grow_tree(codes, codes_t, n_codes, kind, lo_values, hi_values, value_offset,
     ``max_block_rows`` histogram blocks are alive at once.
 
     This driver is plain Python on purpose: it only sizes and allocates the arrays and calls the
-    compiled kernels (a few calls per fit, ~15 us each). As a compiled function it would link,
+    compiled kernels (one call of :func:`_split_loop` per fit, plus one per growth of the
+    arrays, ~15 us each). As a compiled function it would link,
     re-optimize and re-emit all of :func:`_split_loop` and :func:`find_best_test` a third time,
     which was a quarter of the first run's compile time.
     """
@@ -407,40 +449,15 @@ def grow_tree(codes, codes_t, n_codes, kind, lo_values, hi_values, value_offset,
 
     nodes = new_nodes(n, width, max_leaf_nodes, layout.cat_codes)
     pools = new_pools(n_features, layout)
-    st = pools.counters
-
-    # root
-    root_weight = init_root(nodes, data, task, width, criterion)
     params = GrowthParams(
         task=task, width=width, criterion=criterion, growth=growth, max_depth=int(max_depth),
         min_samples_split=int(min_samples_split), min_samples_leaf=int(min_samples_leaf),
         min_impurity_decrease=float(min_impurity_decrease), max_leaf_nodes=max_leaf_nodes,
-        max_features=int(max_features), multiway=bool(multiway), unit_weights=unit_weights,
-        root_weight=float(root_weight))
-    st[S_N_FREE_CONST] -= 1
-    nodes.ints[0, I_CONST_ROW] = pools.free_const[st[S_N_FREE_CONST]]
-    if layout.max_block_rows > 0 and block_worth_it(n, layout.n_block, layout.block_size,
-                                                    layout.min_cells):
-        st[S_N_FREE_BLOCKS] -= 1
-        r = int(pools.free_blocks[st[S_N_FREE_BLOCKS]])
-        build_block(order.samples, 0, n, codes_t, y_cls, y_val, w, task, width,
-                    layout.hist_offset, layout.count_offset, layout.slot_codes, split.active,
-                    layout.n_block, pools.blocks, r * layout.block_size, pools.block_counts,
-                    r * layout.count_size, not unit_weights)
-        nodes.ints[0, I_BLOCK_ROW] = r
-    st[S_N_NODES] = 1
-    st[S_N_LEAVES] = 1
-    find_best_test(0, data, layout, params, nodes, order, pools, search, cat)
-    if nodes.ints[0, I_P_FEATURE] >= 0:
-        if max_leaf_nodes > 0:
-            st[S_N_FRONTIER] = heap_push(pools.frontier_keys, pools.frontier, 0,
-                                         -nodes.floats[0, F_PRIORITY], 0)
-        else:
-            pools.frontier[0] = 0
-            st[S_N_FRONTIER] = 1
+        max_features=int(max_features), multiway=bool(multiway), unit_weights=unit_weights)
     while _split_loop(data, layout, params, nodes, order, pools, search, cat, split) != 0:
         # Grow whatever is too small for the next split (it has at most max_children children).
         nodes, pools = grown_for_split(nodes, pools, layout, width, max_children)
+    st = pools.counters
     n_nodes = int(st[S_N_NODES])
     stats = nodes.stats[: n_nodes * width].copy().reshape((n_nodes, width))
     return (nodes.ints[:n_nodes].copy(), nodes.floats[:n_nodes].copy(), stats,

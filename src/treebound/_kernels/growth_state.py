@@ -116,7 +116,6 @@ class GrowthParams(NamedTuple):
     max_features: int
     multiway: bool
     unit_weights: bool  # all sample weights are 1: counts are read off the statistics
-    root_weight: float
 
 
 class NodeArrays(NamedTuple):
