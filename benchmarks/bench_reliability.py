@@ -136,13 +136,15 @@ CASES = [
      """
      def run():
          t = treebound.TreeStructure.parse("((((L,L),(L,L)),(L,L)),(((L,L),L),L))")
-         return str(treebound.log_growth_function_upper_bound(t, 10**7, 10, 2))
+         return str(treebound.log_growth_function_upper_bound(t, n_examples=10**7, n_features=10,
+                                                              n_classes=2))
      """),
     ("`log_growth_function_upper_bound`, m = 1e7, 100 leaves", "past 60 s, 6.5 GB",
      """
      def run():
          t = treebound.TreeStructure.path(99)
-         return str(treebound.log_growth_function_upper_bound(t, 10**7, 10, 2))
+         return str(treebound.log_growth_function_upper_bound(t, n_examples=10**7, n_features=10,
+                                                              n_classes=2))
      """),
     ("`vcdim --examples 1e9`", "MemoryError traceback",
      """

@@ -129,8 +129,9 @@ class BoundObjective:
 
     def log_growth(self, structure: TreeStructure) -> float:
         """``ln tau_T(2m)`` (Eq. 8 evaluates the growth function at twice the sample size)."""
-        return log_growth_function_upper_bound(structure, 2 * self.m, self.n_features,
-                                               self.n_classes, variant=self.variant,
+        return log_growth_function_upper_bound(structure, n_examples=2 * self.m,
+                                               n_features=self.n_features,
+                                               n_classes=self.n_classes, variant=self.variant,
                                                cache=self.cache)
 
 

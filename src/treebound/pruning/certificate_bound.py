@@ -169,10 +169,12 @@ class _HtiObjective:
             L -= int(leaves[u]) - 1
             k += int(self.leaf_errors[u]) - int(errors[u])
             log_w -= float(log_w_below[u])
-        log_growth = log_leaf_assignment_growth_bound(self.m + self.ghost, L, self.n,
-                                                      max(log_w, 0.0))
-        return hypergeometric_tail_inversion_bound(self.m, k, log_growth, self.delta,
-                                                   self.ghost, log_prior=self.prior(L))
+        log_growth = log_leaf_assignment_growth_bound(self.m + self.ghost, n_leaves=L,
+                                                      n_classes=self.n,
+                                                      log_test_choices=max(log_w, 0.0))
+        return hypergeometric_tail_inversion_bound(self.m, n_errors=k, log_growth=log_growth,
+                                                   delta=self.delta,
+                                                   ghost_size=self.ghost, log_prior=self.prior(L))
 
     def accept(self, u, internal):
         pass
@@ -253,7 +255,8 @@ class _CompressionObjective:
         if n_numeric > 0:
             log_p -= math.log(2 * n_numeric - 1)
             log_p -= log_surjections_bound(2 * n_numeric, d) - n_numeric * math.log(2.0)
-        return sample_compression_bound(m, wrong_outside, d, log_p, self.delta)
+        return sample_compression_bound(m, n_errors_outside=wrong_outside, compression_size=d,
+                                        log_message_prior=log_p, delta=self.delta)
 
     def accept(self, u, internal):
         for v in self._numeric_internal_below(u, internal):

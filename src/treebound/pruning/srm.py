@@ -130,7 +130,7 @@ class _VCTracker:
             self.shapes[v] = shape
             value = self.memo.get(shape)
             if value is None:
-                value = vcdim_upper_bound(shape, self.ell, cache=self.cache)
+                value = vcdim_upper_bound(shape, n_features=self.ell, cache=self.cache)
                 self.memo[shape] = value
             return value
         low = self.lower
@@ -168,7 +168,8 @@ def prune_srm(tree, *, a1: float = 0.1, a2: float = 2.0, vc_bound: str = "lower"
 
     def bound(loss, weight, count, vcdim):
         rate = min(max(float(loss) / float(weight), 0.0), 1.0) if weight > 0 else 0.0
-        return vapnik_srm_bound(rate, max(int(count), 1), max(int(vcdim), 1), a1=a1, a2=a2)
+        return vapnik_srm_bound(rate, n_examples=max(int(count), 1), vcdim=max(int(vcdim), 1),
+                                a1=a1, a2=a2)
 
     grown_vc = subtree_vcdim_bounds(tree, vc_bound, cache)[0]
     path = [(work.n_leaves, bound(stats.subtree_loss[0], weights[0], counts[0], grown_vc))]

@@ -41,7 +41,7 @@ def _check_probability(value, name, open_low=True, open_high=True):
     return value
 
 
-def shawe_taylor_bound(n_examples, n_errors, log_growth, log_q, log_p, delta=0.05) -> float:
+def shawe_taylor_bound(n_examples, *, n_errors, log_growth, log_q, log_p, delta=0.05) -> float:
     """Shawe-Taylor et al. (1998) Theorem 2.3, Leboeuf et al. (2020) Eq. (8).
 
     ``eps(m, k, d, delta) = (1/m) (2k + 4 ln(4 tau_{H_d}(2m) / (delta q_k p_d)))``.
@@ -62,7 +62,7 @@ def shawe_taylor_bound(n_examples, n_errors, log_growth, log_q, log_p, delta=0.0
 
     Examples
     --------
-    >>> round(shawe_taylor_bound(100, 5, math.log(1000.0), math.log(0.5), math.log(0.5)), 4)
+    >>> round(shawe_taylor_bound(100, n_errors=5, log_growth=math.log(1000.0), log_q=math.log(0.5), log_p=math.log(0.5)), 4)
     0.607
     """
     m = _check_int(n_examples, "n_examples")
@@ -80,7 +80,7 @@ def shawe_taylor_bound(n_examples, n_errors, log_growth, log_q, log_p, delta=0.0
     return (2 * k + 4 * (math.log(4.0) + log_growth - math.log(delta) - log_q - log_p)) / m
 
 
-def log_error_prior(n_errors, r=PAPER_ERROR_PRIOR_RATIO) -> float:
+def log_error_prior(n_errors, *, r=PAPER_ERROR_PRIOR_RATIO) -> float:
     """``ln q_k`` for the geometric prior ``q_k = (1 - r) r^k`` (Leboeuf et al. section 6.2).
 
     The paper uses ``r = 2^-13.7``; its reference code defaults to ``2^-13.1``
@@ -113,7 +113,7 @@ def log_structure_prior(n_leaves) -> float:
     return math.log(6.0 / math.pi**2) - 2.0 * math.log(L) - log_wedderburn_etherington(L)
 
 
-def vapnik_srm_bound(training_error, n_examples, vcdim, a1=0.1, a2=2.0, nu=None) -> float:
+def vapnik_srm_bound(training_error, *, n_examples, vcdim, a1=0.1, a2=2.0, nu=None) -> float:
     """Vapnik's bound in Cherkassky & Mulier's form (Yıldız 2015, Eqs. 2–3), for SRM pruning.
 
     ``E_g = E_t + (eps/2) (1 + sqrt(1 + 4 E_t / eps))`` with
@@ -139,7 +139,7 @@ def vapnik_srm_bound(training_error, n_examples, vcdim, a1=0.1, a2=2.0, nu=None)
 
     Examples
     --------
-    >>> round(vapnik_srm_bound(0.1, 1000, 10), 4)
+    >>> round(vapnik_srm_bound(0.1, n_examples=1000, vcdim=10), 4)
     0.1293
     """
     E_t = float(training_error)

@@ -80,7 +80,7 @@ class PartitioningCache:
     --------
     >>> cache = PartitioningCache()
     >>> t = TreeStructure.parse("((L,L),(L,L))")
-    >>> round(log_growth_function_upper_bound(t, 1000, 5, 2, cache=cache), 6) > 0
+    >>> round(log_growth_function_upper_bound(t, n_examples=1000, n_features=5, n_classes=2, cache=cache), 6) > 0
     True
     >>> len(cache) > 0
     True
@@ -426,7 +426,7 @@ def _values(structure, n_parts_max, m, n_features, variant, cache, log_space, wh
         cache.trim()
 
 
-def partitioning_upper_bound(structure, n_parts, n_examples, n_features, variant="tight",
+def partitioning_upper_bound(structure, *, n_parts, n_examples, n_features, variant="tight",
                              cache=None) -> int:
     """Upper bound on ``pi_T^c(m)`` as an exact integer (Theorem 9 / Algorithm 1).
 
@@ -453,9 +453,9 @@ def partitioning_upper_bound(structure, n_parts, n_examples, n_features, variant
     Examples
     --------
     >>> stump = TreeStructure.stump()
-    >>> partitioning_upper_bound(stump, 2, 6, 10), 2**5 - 1
+    >>> partitioning_upper_bound(stump, n_parts=2, n_examples=6, n_features=10), 2**5 - 1
     (31, 31)
-    >>> partitioning_upper_bound(TreeStructure.parse("((L,L),L)"), 2, 16, 10) == 2**15 - 1
+    >>> partitioning_upper_bound(TreeStructure.parse("((L,L),L)"), n_parts=2, n_examples=16, n_features=10) == 2**15 - 1
     True
     """
     structure, m, ell, cache = _check_common(structure, n_examples, n_features, variant, cache)
@@ -466,15 +466,15 @@ def partitioning_upper_bound(structure, n_parts, n_examples, n_features, variant
                          what="partitioning_upper_bound")[c])
 
 
-def log_partitioning_upper_bound(structure, n_parts, n_examples, n_features, variant="tight",
+def log_partitioning_upper_bound(structure, *, n_parts, n_examples, n_features, variant="tight",
                                  cache=None) -> float:
     """Natural log of :func:`partitioning_upper_bound`, computed in log space (``-inf`` for 0).
 
     Examples
     --------
     >>> t = TreeStructure.parse("((L,L),(L,L))")
-    >>> x = log_partitioning_upper_bound(t, 2, 50, 3)
-    >>> abs(x - math.log(partitioning_upper_bound(t, 2, 50, 3))) < 1e-9 * x
+    >>> x = log_partitioning_upper_bound(t, n_parts=2, n_examples=50, n_features=3)
+    >>> abs(x - math.log(partitioning_upper_bound(t, n_parts=2, n_examples=50, n_features=3))) < 1e-9 * x
     True
     """
     structure, m, ell, cache = _check_common(structure, n_examples, n_features, variant, cache)
@@ -489,7 +489,7 @@ def _check_classes(n_classes):
     return _check_int(n_classes, "n_classes", 1)
 
 
-def growth_function_upper_bound(structure, n_examples, n_features, n_classes, variant="tight",
+def growth_function_upper_bound(structure, *, n_examples, n_features, n_classes, variant="tight",
                                 cache=None) -> int:
     """Upper bound on the growth function ``tau_T(m)`` as an exact integer (Eq. 4).
 
@@ -499,7 +499,7 @@ def growth_function_upper_bound(structure, n_examples, n_features, n_classes, va
     Examples
     --------
     >>> stump = TreeStructure.stump()
-    >>> growth_function_upper_bound(stump, 1, 10, 3), growth_function_upper_bound(stump, 2, 10, 3)
+    >>> growth_function_upper_bound(stump, n_examples=1, n_features=10, n_classes=3), growth_function_upper_bound(stump, n_examples=2, n_features=10, n_classes=3)
     (3, 9)
     """
     structure, m, ell, cache = _check_common(structure, n_examples, n_features, variant, cache)
@@ -512,7 +512,7 @@ def growth_function_upper_bound(structure, n_examples, n_features, n_classes, va
     return sum(falling_factorial(n, a) * int(values[a]) for a in range(1, top + 1))
 
 
-def log_growth_function_upper_bound(structure, n_examples, n_features, n_classes,
+def log_growth_function_upper_bound(structure, *, n_examples, n_features, n_classes,
                                     variant="tight", cache=None) -> float:
     """Natural log of :func:`growth_function_upper_bound`, in log space (Eq. 4).
 
@@ -524,8 +524,8 @@ def log_growth_function_upper_bound(structure, n_examples, n_features, n_classes
     Examples
     --------
     >>> t = TreeStructure.parse("((L,L),L)")
-    >>> x = log_growth_function_upper_bound(t, 40, 4, 3)
-    >>> abs(x - math.log(growth_function_upper_bound(t, 40, 4, 3))) < 1e-9 * x
+    >>> x = log_growth_function_upper_bound(t, n_examples=40, n_features=4, n_classes=3)
+    >>> abs(x - math.log(growth_function_upper_bound(t, n_examples=40, n_features=4, n_classes=3))) < 1e-9 * x
     True
     """
     structure, m, ell, cache = _check_common(structure, n_examples, n_features, variant, cache)
@@ -538,14 +538,14 @@ def log_growth_function_upper_bound(structure, n_examples, n_features, n_classes
     return logsumexp([log_falling_factorial(n, a) + values[a] for a in range(1, top + 1)])
 
 
-def stump_partitioning_upper_bound(n_examples, n_features) -> int:
+def stump_partitioning_upper_bound(n_examples, *, n_features) -> int:
     """Theorem 7: ``pi^2(m) <= (1/2) sum_{k=1}^{m-1} min(2 ell, C(m, k))`` for decision stumps.
 
     An equality for ``2 ell <= m``, for ``2 ell >= C(m, floor(m/2))`` and for ``m <= 7``.
 
     Examples
     --------
-    >>> stump_partitioning_upper_bound(6, 10), stump_partitioning_upper_bound(100, 3)
+    >>> stump_partitioning_upper_bound(6, n_features=10), stump_partitioning_upper_bound(100, n_features=3)
     (31, 297)
     """
     m = _check_int(n_examples, "n_examples", 0)

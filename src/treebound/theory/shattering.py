@@ -106,7 +106,7 @@ def _permutations(m):
     return itertools.permutations(range(m))
 
 
-def stump_shatters(n_points: int, n_features: int) -> bool:
+def stump_shatters(n_points: int, *, n_features: int) -> bool:
     """Whether *some* sample of ``n_points`` points is shattered by stumps on ``ell`` features.
 
     Exhaustive search over permutation representations: shattering means every one of the
@@ -141,7 +141,7 @@ def stump_shatters(n_points: int, n_features: int) -> bool:
 def brute_force_stump_vcdim(n_features: int) -> int:
     """Largest ``m`` with :func:`stump_shatters` (an oracle for :func:`stump_vcdim`)."""
     m = 1
-    while m < 7 and stump_shatters(m + 1, n_features):
+    while m < 7 and stump_shatters(m + 1, n_features=n_features):
         m += 1
     if m == 7:
         raise ValueError("the exhaustive search stops at 7 points; n_features is too large")
@@ -149,7 +149,7 @@ def brute_force_stump_vcdim(n_features: int) -> int:
 
 
 # ---------------------------------------------------------------------------- binary features
-def exact_vcdim(structure: TreeStructure, n_features: int) -> int:
+def exact_vcdim(structure: TreeStructure, *, n_features: int) -> int:
     """Exact VC dimension of a tree structure on ``d`` binary features, by exhaustive search.
 
     The class: every internal node tests one feature and sends ``x_i == s`` left (``s`` in
@@ -164,7 +164,7 @@ def exact_vcdim(structure: TreeStructure, n_features: int) -> int:
 
     Examples
     --------
-    >>> exact_vcdim(TreeStructure.stump(), 3)
+    >>> exact_vcdim(TreeStructure.stump(), n_features=3)
     3
     """
     if not isinstance(structure, TreeStructure):

@@ -148,7 +148,7 @@ def _bisect_probability(predicate, lo: float, hi: float) -> tuple[float, float]:
     return lo, hi
 
 
-def binomial_tail_inversion(n_errors, n_examples, delta=0.05, *, log_prior=0.0) -> float:
+def binomial_tail_inversion(n_errors, *, n_examples, delta=0.05, log_prior=0.0) -> float:
     """``B(k, n, delta e^log_prior) = max{p : Bin(k; n, p) >= delta e^log_prior}``.
 
     The one-sided Clopper–Pearson upper confidence limit of a binomial proportion, i.e.
@@ -175,10 +175,10 @@ def binomial_tail_inversion(n_errors, n_examples, delta=0.05, *, log_prior=0.0) 
 
     Examples
     --------
-    >>> round(binomial_tail_inversion(0, 100, 0.05), 6)   # 1 - 0.05 ** (1 / 100)
+    >>> round(binomial_tail_inversion(0, n_examples=100, delta=0.05), 6)   # 1 - 0.05 ** (1 / 100)
     0.029513
     >>> from scipy.stats import beta
-    >>> bool(abs(binomial_tail_inversion(7, 50, 0.05) - beta.ppf(0.95, 8, 43)) < 1e-9)
+    >>> bool(abs(binomial_tail_inversion(7, n_examples=50, delta=0.05) - beta.ppf(0.95, 8, 43)) < 1e-9)
     True
     """
     k = _check_count(n_errors, "n_errors")
@@ -208,14 +208,14 @@ def binomial_tail_inversion(n_errors, n_examples, delta=0.05, *, log_prior=0.0) 
     return float(hi)
 
 
-def binomial_tail_lower_inversion(n_errors, n_examples, delta=0.05, *, log_prior=0.0) -> float:
+def binomial_tail_lower_inversion(n_errors, *, n_examples, delta=0.05, log_prior=0.0) -> float:
     """``min{p : P(Bin(n, p) >= k) >= delta e^log_prior}``: the one-sided Clopper–Pearson lower
     limit (``beta.ppf(delta, k, n - k + 1)``; ``0`` when ``k = 0``), rounded down.
 
     Examples
     --------
     >>> from scipy.stats import beta
-    >>> bool(abs(binomial_tail_lower_inversion(7, 50, 0.05) - beta.ppf(0.05, 7, 44)) < 1e-9)
+    >>> bool(abs(binomial_tail_lower_inversion(7, n_examples=50, delta=0.05) - beta.ppf(0.05, 7, 44)) < 1e-9)
     True
     """
     k = _check_count(n_errors, "n_errors")
@@ -366,8 +366,8 @@ def _check_log_growth(log_growth) -> float:
     return value
 
 
-def hypergeometric_tail_inversion_bound(n_examples, n_errors, log_growth, delta=0.05,
-                                        ghost_size=None, *, log_prior=0.0) -> float:
+def hypergeometric_tail_inversion_bound(n_examples, *, n_errors, log_growth, delta=0.05,
+                                        ghost_size=None, log_prior=0.0) -> float:
     """Upper bound on the true risk by the hypergeometric tail inversion (Theorem 5 of Leboeuf,
     LeBlanc & Marchand 2021, arXiv 2111.00062).
 
@@ -407,7 +407,7 @@ def hypergeometric_tail_inversion_bound(n_examples, n_errors, log_growth, delta=
     The authors' check value (``tau(500) = sum_{i <= 24} C(500, i)``):
 
     >>> log_tau = math.log(sum(math.comb(500, i) for i in range(25)))
-    >>> round(hypergeometric_tail_inversion_bound(100, 8, log_tau, 0.05, 400), 4)
+    >>> round(hypergeometric_tail_inversion_bound(100, n_errors=8, log_growth=log_tau, delta=0.05, ghost_size=400), 4)
     0.8075
     """
     m = _check_count(n_examples, "n_examples", 1)
@@ -423,8 +423,8 @@ def hypergeometric_tail_inversion_bound(n_examples, n_errors, log_growth, delta=
     return max(1, K - 1 - k) / ghost
 
 
-def hypergeometric_tail_inversion_lower_bound(n_examples, n_errors, log_growth, delta=0.05,
-                                              ghost_size=None, *, log_prior=0.0) -> float:
+def hypergeometric_tail_inversion_lower_bound(n_examples, *, n_errors, log_growth, delta=0.05,
+                                              ghost_size=None, log_prior=0.0) -> float:
     """Lower bound on the true risk, the companion of
     :func:`hypergeometric_tail_inversion_bound` (Theorem 7 of arXiv 2111.00062).
 
@@ -439,7 +439,7 @@ def hypergeometric_tail_inversion_lower_bound(n_examples, n_errors, log_growth, 
     Examples
     --------
     >>> log_tau = math.log(sum(math.comb(500, i) for i in range(25)))
-    >>> lower = hypergeometric_tail_inversion_lower_bound(100, 60, log_tau, 0.05, 400)
+    >>> lower = hypergeometric_tail_inversion_lower_bound(100, n_errors=60, log_growth=log_tau, delta=0.05, ghost_size=400)
     >>> 0.0 < lower < 0.6
     True
     """
@@ -458,8 +458,8 @@ def hypergeometric_tail_inversion_lower_bound(n_examples, n_errors, log_growth, 
 
 
 # ------------------------------------------------------------------------ compression
-def sample_compression_bound(n_examples, n_errors_outside, compression_size, log_message_prior,
-                             delta=0.05) -> float:
+def sample_compression_bound(n_examples, *, n_errors_outside, compression_size,
+                             log_message_prior, delta=0.05) -> float:
     """Sample-compression bound (Marchand & Sokolova 2005, Theorem 1; Shah 2007).
 
     A classifier rebuilt from ``d`` of the ``m`` training examples (the compression set) and a
@@ -486,7 +486,7 @@ def sample_compression_bound(n_examples, n_errors_outside, compression_size, log
 
     Examples
     --------
-    >>> round(sample_compression_bound(1000, 10, 4, math.log(1e-6)), 4)
+    >>> round(sample_compression_bound(1000, n_errors_outside=10, compression_size=4, log_message_prior=math.log(1e-6)), 4)
     0.0669
     """
     m = _check_count(n_examples, "n_examples", 1)
@@ -498,12 +498,13 @@ def sample_compression_bound(n_examples, n_errors_outside, compression_size, log
         raise ValueError(f"n_errors_outside ({k}) cannot exceed n_examples - compression_size "
                          f"({m - d})")
     log_choose = float(gammaln(m + 1.0) - gammaln(d + 1.0) - gammaln(m - d + 1.0))
-    return binomial_tail_inversion(k, m - d, delta,
+    return binomial_tail_inversion(k, n_examples=m - d, delta=delta,
                                    log_prior=float(log_message_prior) - log_choose)
 
 
 # ------------------------------------------------------------------------ growth function
-def log_leaf_assignment_growth_bound(n_examples, n_leaves, n_classes, log_test_choices) -> float:
+def log_leaf_assignment_growth_bound(n_examples, *, n_leaves, n_classes,
+                                     log_test_choices) -> float:
     """``ln`` of a closed-form bound on the growth function of a tree shape.
 
     ``tau_T(M) <= n^L W * C(M + L - 1, L - 1)`` with ``L`` leaves, ``n`` classes and ``W`` the
@@ -534,7 +535,7 @@ def log_leaf_assignment_growth_bound(n_examples, n_leaves, n_classes, log_test_c
 
     Examples
     --------
-    >>> round(math.exp(log_leaf_assignment_growth_bound(3, 2, 2, math.log(2))), 6)  # stump
+    >>> round(math.exp(log_leaf_assignment_growth_bound(3, n_leaves=2, n_classes=2, log_test_choices=math.log(2))), 6)  # stump
     32.0
     """
     M = _check_count(n_examples, "n_examples")

@@ -53,7 +53,7 @@ def stump_vcdim(n_features: int) -> int:
     return d
 
 
-def vcdim_upper_bound(structure: TreeStructure, n_features: int, cache=None) -> int:
+def vcdim_upper_bound(structure: TreeStructure, *, n_features: int, cache=None) -> int:
     """Upper bound on the VC dimension of a tree structure (Algorithm 2, appendix D).
 
     Leaf: 1. Otherwise start at ``m = L_T + 1`` and increase ``m`` while the Theorem 9 bound
@@ -63,9 +63,9 @@ def vcdim_upper_bound(structure: TreeStructure, n_features: int, cache=None) -> 
 
     Examples
     --------
-    >>> vcdim_upper_bound(TreeStructure.stump(), 10)
+    >>> vcdim_upper_bound(TreeStructure.stump(), n_features=10)
     6
-    >>> vcdim_upper_bound(TreeStructure.parse("((L,L),L)"), 10)
+    >>> vcdim_upper_bound(TreeStructure.parse("((L,L),L)"), n_features=10)
     16
     """
     if not isinstance(structure, TreeStructure):
@@ -114,7 +114,7 @@ def _binary_base(remaining_arities) -> int:
     return (total + 1).bit_length() - 1 + 1
 
 
-def vcdim_lower_bound(structure: TreeStructure, n_features: int, feature_type: str = "real",
+def vcdim_lower_bound(structure: TreeStructure, *, n_features: int, feature_type: str = "real",
                       arities=None) -> int:
     """Lower bound on the VC dimension of a tree structure (Yıldız 2015, Figures 4 and 5).
 
@@ -141,7 +141,7 @@ def vcdim_lower_bound(structure: TreeStructure, n_features: int, feature_type: s
     Examples
     --------
     >>> t = TreeStructure.parse("((L,L),L)")
-    >>> vcdim_lower_bound(t, 10), vcdim_lower_bound(t, 10, "binary")
+    >>> vcdim_lower_bound(t, n_features=10), vcdim_lower_bound(t, n_features=10, feature_type="binary")
     (7, 5)
     """
     if not isinstance(structure, TreeStructure):
@@ -208,13 +208,13 @@ def yildiz_stump_vcdim(n_features: int) -> int:
     return (d + 1).bit_length() - 1 + 1
 
 
-def yildiz_path_tree_lower_bound(n_internal: int, n_features: int) -> int:
+def yildiz_path_tree_lower_bound(n_internal: int, *, n_features: int) -> int:
     """Yıldız (2015) Theorem 2: a degenerate tree with ``N`` internal nodes on ``d`` binary
     features has VC dimension at least ``floor(log2(d - N + 2)) + N`` (needs ``d >= N - 1``).
 
     Examples
     --------
-    >>> yildiz_path_tree_lower_bound(3, 7)
+    >>> yildiz_path_tree_lower_bound(3, n_features=7)
     5
     """
     N = _check_int(n_internal, "n_internal", 1)
@@ -224,13 +224,13 @@ def yildiz_path_tree_lower_bound(n_internal: int, n_features: int) -> int:
     return (d - N + 2).bit_length() - 1 + N
 
 
-def yildiz_full_tree_lower_bound(height: int, n_features: int) -> int:
+def yildiz_full_tree_lower_bound(height: int, *, n_features: int) -> int:
     """Yıldız (2015) Theorem 3: a full tree of height ``h`` on ``d`` binary features has VC
     dimension at least ``2^{h-1} (floor(log2(d - h + 2)) + 1)`` (needs ``d >= h - 1``).
 
     Examples
     --------
-    >>> yildiz_full_tree_lower_bound(2, 5)
+    >>> yildiz_full_tree_lower_bound(2, n_features=5)
     6
     """
     h = _check_int(height, "height", 1)
