@@ -7,6 +7,8 @@ import pytest
 
 MODULES = [
     "treebound.theory.structures",
+    "treebound.theory._fitted_shapes",
+    "treebound.theory._cache",
     "treebound.theory.combinatorics",
     "treebound.theory.partitioning",
     "treebound.theory.vcdim",

@@ -382,9 +382,9 @@ def test_direct_sums_of_selected_rows_match_all_rows(seed):
     C, M, ell = 4, 300, int(rng.integers(1, 20))
     cache = PartitioningCache()
     ensure_log_tables(t, C, M, ell, cache)
-    store = cache.store("tight_log", ell)
+    store = cache._store("tight_log", ell)
     left, right = store[t.left], store[t.right]
-    coef = cache.log_coef(C)
+    coef = cache._log_coef_upto(C)
     for binomial in (True, False):
         full = node_sums_direct(left, right, t.left.n_leaves, t.right.n_leaves, math.log(2 * ell),
                                 t.n_leaves + 1, M, binomial, coef, C)

@@ -93,8 +93,8 @@ def log_growth_bound(deployed, n_points: int, multiway: bool,
                                               log_test_choices=log_test_choices)
     if multiway or L == 1 or not tree.is_binary:
         return closed, "leaf_assignments"
+    from treebound.theory._fitted_shapes import subtree_structures
     from treebound.theory.partitioning import log_growth_function_upper_bound
-    from treebound.theory.structures import subtree_structures
 
     # Tables cost about (distinct subtree shapes) x (parts) x (points); the nodes bound the
     # shapes from above without building them.

@@ -58,6 +58,7 @@ import numpy as np
 
 from treebound._kernels.partitioning import max_log_ratio
 from treebound.pruning._core import WorkingTree, finish, integer_errors, node_statistics
+from treebound.theory._fitted_shapes import subtree_structures
 from treebound.theory.bounds import PAPER_ERROR_PRIOR_RATIO, log_structure_prior
 from treebound.theory.combinatorics import log_falling_factorial
 from treebound.theory.partitioning import (
@@ -67,7 +68,7 @@ from treebound.theory.partitioning import (
     ensure_log_tables,
     log_growth_function_upper_bound,
 )
-from treebound.theory.structures import TreeStructure, subtree_structures
+from treebound.theory.structures import TreeStructure
 
 __all__ = ["BoundObjective", "effective_n_features", "prune_bound"]
 

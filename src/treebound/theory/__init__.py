@@ -9,6 +9,11 @@ hypergeometric tail inversion" (Theorems 5 and 7), Langford (2005) and Marchand 
 (2005).
 """
 
+from treebound.theory._fitted_shapes import (
+    collapsed_structure,
+    collapsed_structures,
+    subtree_structures,
+)
 from treebound.theory.bounds import (
     log_error_prior,
     log_structure_prior,
@@ -44,13 +49,7 @@ from treebound.theory.shattering import (
     exact_vcdim,
     stump_shatters,
 )
-from treebound.theory.structures import (
-    TreeStructure,
-    collapsed_structure,
-    collapsed_structures,
-    enumerate_structures,
-    subtree_structures,
-)
+from treebound.theory.structures import TreeStructure, enumerate_structures
 from treebound.theory.tail_inversion import (
     binomial_tail_inversion,
     binomial_tail_lower_inversion,

@@ -77,7 +77,7 @@ def check_tight_log(structure, n_parts_max: int, m: int, n_features: int, cache,
         return check_resources(what)
     if structure.is_leaf or m <= structure.n_leaves:
         return check_resources(what)
-    store = cache.store("tight_log", n_features)
+    store = cache._store("tight_log", n_features)
 
     def done(t):
         table = store.get(t)

@@ -151,22 +151,23 @@ def _bisect_probability(predicate, lo: float, hi: float) -> tuple[float, float]:
 def binomial_tail_inversion(n_errors, *, n_examples, delta=0.05, log_prior=0.0) -> float:
     """``B(k, n, delta e^log_prior) = max{p : Bin(k; n, p) >= delta e^log_prior}``.
 
-    The one-sided Clopper–Pearson upper confidence limit of a binomial proportion, i.e.
+    The one-sided Clopper-Pearson upper confidence limit of a binomial proportion, i.e.
     ``beta.ppf(1 - delta, k + 1, n - k)``; Langford (2005), Theorem 3.3: if ``k`` errors are
     counted on ``n`` i.i.d. rows that played no part in choosing the classifier, its true risk
-    is at most ``B(k, n, delta)`` with probability at least ``1 - delta``.
+    is at most ``B(k, n, delta)`` with probability at least ``1 - delta`` (the test-set bound).
 
     Parameters
     ----------
     n_errors : int
-        ``k``, errors counted on the rows.
+        ``k``, errors counted on the rows (``0 <= k <= n``).
     n_examples : int
         ``n >= 1``, the number of rows.
-    delta : float in (0, 1)
-        Confidence parameter.
-    log_prior : float <= 0, keyword-only
-        ``ln`` of a prior weight multiplying ``delta`` (Occam and compression bounds divide the
-        confidence among many hypotheses); kept in log space so that tiny weights are exact.
+    delta : float, default=0.05
+        Confidence parameter in ``(0, 1)``.
+    log_prior : float, default=0.0
+        ``ln`` of a prior weight (``<= 0``) multiplying ``delta`` (Occam and compression bounds
+        divide the confidence among many hypotheses); kept in log space so that tiny weights are
+        exact.
 
     Returns
     -------
@@ -175,10 +176,11 @@ def binomial_tail_inversion(n_errors, *, n_examples, delta=0.05, log_prior=0.0) 
 
     Examples
     --------
-    >>> round(binomial_tail_inversion(0, n_examples=100, delta=0.05), 6)   # 1 - 0.05 ** (1 / 100)
+    >>> round(binomial_tail_inversion(0, n_examples=100, delta=0.05), 6)  # 1 - 0.05 ** (1 / 100)
     0.029513
     >>> from scipy.stats import beta
-    >>> bool(abs(binomial_tail_inversion(7, n_examples=50, delta=0.05) - beta.ppf(0.95, 8, 43)) < 1e-9)
+    >>> upper = binomial_tail_inversion(7, n_examples=50, delta=0.05)
+    >>> bool(abs(upper - beta.ppf(0.95, 8, 43)) < 1e-9)
     True
     """
     k = _check_count(n_errors, "n_errors")
@@ -209,14 +211,34 @@ def binomial_tail_inversion(n_errors, *, n_examples, delta=0.05, log_prior=0.0) 
 
 
 def binomial_tail_lower_inversion(n_errors, *, n_examples, delta=0.05, log_prior=0.0) -> float:
-    """``min{p : P(Bin(n, p) >= k) >= delta e^log_prior}``: the one-sided Clopper–Pearson lower
-    limit (``beta.ppf(delta, k, n - k + 1)``; ``0`` when ``k = 0``), rounded down.
+    """``min{p : P(Bin(n, p) >= k) >= delta e^log_prior}``: the Clopper-Pearson lower limit.
+
+    The one-sided lower confidence limit of a binomial proportion,
+    ``beta.ppf(delta, k, n - k + 1)`` (``0`` when ``k = 0``): the lower side of Langford's (2005)
+    test-set interval.
+
+    Parameters
+    ----------
+    n_errors : int
+        ``k``, errors counted on the rows (``0 <= k <= n``).
+    n_examples : int
+        ``n >= 1``, the number of rows.
+    delta : float, default=0.05
+        Confidence parameter in ``(0, 1)``.
+    log_prior : float, default=0.0
+        ``ln`` of a prior weight (``<= 0``) multiplying ``delta``.
+
+    Returns
+    -------
+    float
+        The lower limit in ``[0, k / n]``, rounded down (never above the exact value).
 
     Examples
     --------
     >>> from scipy.stats import beta
-    >>> bool(abs(binomial_tail_lower_inversion(7, n_examples=50, delta=0.05) - beta.ppf(0.05, 7, 44)) < 1e-9)
-    True
+    >>> lower = binomial_tail_lower_inversion(7, n_examples=50, delta=0.05)
+    >>> bool(abs(lower - beta.ppf(0.05, 7, 44)) < 1e-9), round(lower, 4)
+    (True, 0.0676)
     """
     k = _check_count(n_errors, "n_errors")
     n = _check_count(n_examples, "n_examples", 1)
@@ -368,11 +390,12 @@ def _check_log_growth(log_growth) -> float:
 
 def hypergeometric_tail_inversion_bound(n_examples, *, n_errors, log_growth, delta=0.05,
                                         ghost_size=None, log_prior=0.0) -> float:
-    """Upper bound on the true risk by the hypergeometric tail inversion (Theorem 5 of Leboeuf,
-    LeBlanc & Marchand 2021, arXiv 2111.00062).
+    """Upper bound on the true risk by the hypergeometric tail inversion.
 
-    With probability at least ``1 - delta`` over an i.i.d. sample of ``m`` examples, every
-    classifier ``h`` of a class ``H`` with growth function ``tau`` satisfies
+    Theorem 5 of Leboeuf, LeBlanc & Marchand (2021), "Improving generalization bounds for VC
+    classes using the hypergeometric tail inversion" (arXiv 2111.00062). With probability at least
+    ``1 - delta`` over an i.i.d. sample of ``m`` examples, every classifier ``h`` of a class ``H``
+    with growth function ``tau`` satisfies
 
         ``R(h) <= max(1, HypInv(k, m, delta / (4 tau(m + m')), m + m') - 1 - k) / m'``
 
@@ -383,19 +406,19 @@ def hypergeometric_tail_inversion_bound(n_examples, *, n_errors, log_growth, del
     Parameters
     ----------
     n_examples : int
-        ``m``, the training sample size.
+        ``m >= 1``, the training sample size.
     n_errors : int
-        ``k``, training errors of the classifier.
+        ``k``, training errors of the classifier (``0 <= k <= m``).
     log_growth : float
-        ``ln tau(m + m')``, the log growth function of the class at ``m + m'`` points.
-    delta : float in (0, 1)
-        Confidence parameter.
+        ``ln tau(m + m') >= 0``, the log growth function of the class at ``m + m'`` points.
+    delta : float, default=0.05
+        Confidence parameter in ``(0, 1)``.
     ghost_size : int, optional
         ``m'``; default ``4 m``. It must be fixed before the data is seen: choosing it after
         seeing ``k`` needs a union bound over the values tried (divide ``delta`` by their
         number).
-    log_prior : float <= 0, keyword-only
-        ``ln`` of the prior weight of the class (union bound over classes).
+    log_prior : float, default=0.0
+        ``ln`` of the prior weight of the class (``<= 0``; union bound over classes).
 
     Returns
     -------
@@ -407,7 +430,9 @@ def hypergeometric_tail_inversion_bound(n_examples, *, n_errors, log_growth, del
     The authors' check value (``tau(500) = sum_{i <= 24} C(500, i)``):
 
     >>> log_tau = math.log(sum(math.comb(500, i) for i in range(25)))
-    >>> round(hypergeometric_tail_inversion_bound(100, n_errors=8, log_growth=log_tau, delta=0.05, ghost_size=400), 4)
+    >>> upper = hypergeometric_tail_inversion_bound(100, n_errors=8, log_growth=log_tau,
+    ...                                             delta=0.05, ghost_size=400)
+    >>> round(upper, 4)
     0.8075
     """
     m = _check_count(n_examples, "n_examples", 1)
@@ -425,23 +450,44 @@ def hypergeometric_tail_inversion_bound(n_examples, *, n_errors, log_growth, del
 
 def hypergeometric_tail_inversion_lower_bound(n_examples, *, n_errors, log_growth, delta=0.05,
                                               ghost_size=None, log_prior=0.0) -> float:
-    """Lower bound on the true risk, the companion of
-    :func:`hypergeometric_tail_inversion_bound` (Theorem 7 of arXiv 2111.00062).
+    """Lower bound on the true risk, the companion of :func:`hypergeometric_tail_inversion_bound`.
 
-    With probability at least ``1 - delta``, every ``h`` of the class satisfies
+    Theorem 7 of Leboeuf, LeBlanc & Marchand (2021, arXiv 2111.00062). With probability at least
+    ``1 - delta``, every ``h`` of the class satisfies
 
         ``R(h) >= min(m' - 1, HypLowInv(k - 1, m, delta / (4 tau(m + m')), m + m') + 1 - k) / m'``
 
-    with ``HypLowInv(k, m, d, M) = max{K : P(X > k) <= d}``, ``X ~ Hyp(m, K, M)``; ``0`` when
-    ``k = 0``. Together with the upper bound (each at ``delta``) the interval holds with
-    probability at least ``1 - 2 delta``.
+    with ``HypLowInv(k, m, d, M) = max{K : P(X > k) <= d}``, ``X ~ Hyp(m, K, M)``. Together with
+    the upper bound (each at ``delta``) the interval holds with probability at least
+    ``1 - 2 delta``.
+
+    Parameters
+    ----------
+    n_examples : int
+        ``m >= 1``, the training sample size.
+    n_errors : int
+        ``k``, training errors of the classifier (``0 <= k <= m``).
+    log_growth : float
+        ``ln tau(m + m') >= 0``, the log growth function of the class at ``m + m'`` points.
+    delta : float, default=0.05
+        Confidence parameter in ``(0, 1)``.
+    ghost_size : int, optional
+        ``m'``; default ``4 m`` (fixed before the data is seen).
+    log_prior : float, default=0.0
+        ``ln`` of the prior weight of the class (``<= 0``).
+
+    Returns
+    -------
+    float
+        The bound, in ``[0, 1)``; ``0`` when ``k = 0``.
 
     Examples
     --------
     >>> log_tau = math.log(sum(math.comb(500, i) for i in range(25)))
-    >>> lower = hypergeometric_tail_inversion_lower_bound(100, n_errors=60, log_growth=log_tau, delta=0.05, ghost_size=400)
-    >>> 0.0 < lower < 0.6
-    True
+    >>> lower = hypergeometric_tail_inversion_lower_bound(100, n_errors=60, log_growth=log_tau,
+    ...                                                   delta=0.05, ghost_size=400)
+    >>> round(lower, 3)  # 60 % training error, but a class this rich promises little
+    0.015
     """
     m = _check_count(n_examples, "n_examples", 1)
     k = _check_count(n_errors, "n_errors")
@@ -475,19 +521,30 @@ def sample_compression_bound(n_examples, *, n_errors_outside, compression_size,
     Parameters
     ----------
     n_examples : int
-        ``m``.
+        ``m >= 1``, the training sample size.
     n_errors_outside : int
         ``k'``, errors on the examples outside the compression set.
     compression_size : int
         ``d``, the size of the compression set (``d < m``).
-    log_message_prior : float <= 0
-        ``ln P(d, sigma)``.
-    delta : float in (0, 1)
+    log_message_prior : float
+        ``ln P(d, sigma) <= 0``.
+    delta : float, default=0.05
+        Confidence parameter in ``(0, 1)``.
+
+    Returns
+    -------
+    float
+        The bound, in ``[0, 1]``; ``1`` when ``d >= m``.
 
     Examples
     --------
-    >>> round(sample_compression_bound(1000, n_errors_outside=10, compression_size=4, log_message_prior=math.log(1e-6)), 4)
+    >>> round(sample_compression_bound(1000, n_errors_outside=10, compression_size=4,
+    ...                                log_message_prior=math.log(1e-6)), 4)
     0.0669
+    >>> # an empty compression set and prior 1: the binomial (test-set) bound itself
+    >>> sample_compression_bound(1000, n_errors_outside=10, compression_size=0,
+    ...                          log_message_prior=0.0) == binomial_tail_inversion(10, n_examples=1000)
+    True
     """
     m = _check_count(n_examples, "n_examples", 1)
     k = _check_count(n_errors_outside, "n_errors_outside")
@@ -520,22 +577,31 @@ def log_leaf_assignment_growth_bound(n_examples, *, n_leaves, n_classes,
     to each child form a set chosen among at most ``W_root`` per split of the counts, and the
     sum over counts of the children's compositions is, by Vandermonde's identity, the number of
     weak compositions of ``M`` into ``L_left + L_right`` parts. It ignores Theorem 9's finer
-    counting (usually 2-5 % higher in log) but costs ``O(1)`` for any tree.
+    counting (Leboeuf et al. 2020; usually 2-5 % higher in log) but costs ``O(1)`` for any tree.
 
     Parameters
     ----------
     n_examples : int
-        ``M``, the number of points.
+        ``M >= 0``, the number of points.
     n_leaves : int
-        ``L``.
+        ``L >= 1``.
     n_classes : int
-        ``n``.
+        ``n >= 1``.
     log_test_choices : float
-        ``ln W``, e.g. ``(L - 1) ln(2 ell)`` for a binary tree on ``ell`` real features.
+        ``ln W >= 0``, e.g. ``(L - 1) ln(2 ell)`` for a binary tree on ``ell`` real features.
+
+    Returns
+    -------
+    float
+        ``L ln n + ln W + ln C(M + L - 1, L - 1)``.
 
     Examples
     --------
-    >>> round(math.exp(log_leaf_assignment_growth_bound(3, n_leaves=2, n_classes=2, log_test_choices=math.log(2))), 6)  # stump
+    A stump (``L = 2``, one real feature: ``W = 2``) on 3 points and 2 classes:
+    ``2^2 * 2 * C(4, 1) = 32``.
+
+    >>> round(math.exp(log_leaf_assignment_growth_bound(3, n_leaves=2, n_classes=2,
+    ...                                                 log_test_choices=math.log(2))), 6)
     32.0
     """
     M = _check_count(n_examples, "n_examples")
