@@ -3,9 +3,19 @@
 import doctest
 import importlib
 
+import matplotlib
 import pytest
 
-MODULES = ["treebound.pruning", "treebound.pruning.bound"]
+matplotlib.use("Agg")
+
+MODULES = [
+    "treebound.pruning",
+    "treebound.pruning.bound",
+    "treebound.pruning._core",
+    "treebound.pruning._dispatch",
+    "treebound.pruning.plot",
+    "treebound._options",
+]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -17,6 +17,7 @@ MODULES = [
     "treebound.theory.tail_inversion",
     "treebound.certificates",
     "treebound.certificates._certificate",
+    "treebound._resources",
 ]
 
 

@@ -34,7 +34,7 @@ __all__ = [
 
 
 def stirling2(n: int, k: int) -> int:
-    """Stirling number of the second kind ``S(n, k)``: partitions of ``n`` items into ``k`` non-empty parts.
+    """Stirling number of the second kind ``S(n, k)``: partitions of ``n`` items into ``k`` parts.
 
     ``S(m, c)`` is the number of ``c``-partitions of ``m`` points, the ceiling of the partitioning
     function ``pi_T^c(m)`` in Theorem 9 of Leboeuf et al. (2020) (their ``C(m, c)``). Computed by

@@ -33,12 +33,20 @@ _MASK = (1 << 61) - 1
 class TreeStructure:
     """An immutable, interned binary tree shape.
 
-    Build with :meth:`leaf`, :meth:`node`, :meth:`parse` or :meth:`from_tree`; the direct
-    constructor is disabled so that every shape is interned (identical shapes are the identical
-    object, hence ``==`` is ``is`` and hashing is O(1)).
+    Build with :meth:`leaf`, :meth:`node`, :meth:`stump`, :meth:`path`, :meth:`full`,
+    :meth:`parse` or :meth:`from_tree`; the direct constructor is disabled so that every shape
+    is interned (identical shapes are the identical object, hence ``==`` is ``is`` and hashing
+    is O(1)).
 
     The string form is ``'L'`` for a leaf and ``'(A,B)'`` for a node with left subtree ``A`` and
-    right subtree ``B``.
+    right subtree ``B``. Every bound of Leboeuf et al. (2020) depends on a tree only through
+    this shape.
+
+    Parameters
+    ----------
+    *args, **kwargs
+        None accepted: ``TreeStructure(...)`` raises ``TypeError`` (use the class methods
+        above).
 
     Examples
     --------

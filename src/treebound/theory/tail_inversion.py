@@ -542,8 +542,9 @@ def sample_compression_bound(n_examples, *, n_errors_outside, compression_size,
     ...                                log_message_prior=math.log(1e-6)), 4)
     0.0669
     >>> # an empty compression set and prior 1: the binomial (test-set) bound itself
-    >>> sample_compression_bound(1000, n_errors_outside=10, compression_size=0,
-    ...                          log_message_prior=0.0) == binomial_tail_inversion(10, n_examples=1000)
+    >>> bound = sample_compression_bound(1000, n_errors_outside=10, compression_size=0,
+    ...                                  log_message_prior=0.0)
+    >>> bound == binomial_tail_inversion(10, n_examples=1000)
     True
     """
     m = _check_count(n_examples, "n_examples", 1)

@@ -174,8 +174,10 @@ def vcdim_lower_bound(structure: TreeStructure, *, n_features: int, feature_type
     Examples
     --------
     >>> t = TreeStructure.parse("((L,L),L)")
-    >>> vcdim_lower_bound(t, n_features=10), vcdim_lower_bound(t, n_features=10, feature_type="binary")
-    (7, 5)
+    >>> vcdim_lower_bound(t, n_features=10)
+    7
+    >>> vcdim_lower_bound(t, n_features=10, feature_type="binary")
+    5
     """
     if not isinstance(structure, TreeStructure):
         raise TypeError(f"structure must be a TreeStructure, got {type(structure).__name__}")

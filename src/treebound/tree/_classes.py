@@ -308,7 +308,31 @@ class DecisionTreeRegressor(RegressorMixin, GreedyTree):
     __init__ = _greedy_init("squared_error")
 
     def fit(self, X, y, sample_weight=None):
-        """Grow the tree on ``X`` and real-valued targets ``y``."""
+        """Grow the tree on ``X`` and real targets ``y`` (then prune it, when ``pruning`` is set).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Numeric and categorical columns (see ``categorical_features``); no NaN in numeric
+            columns.
+        y : array-like of shape (n_samples,)
+            Finite real targets.
+        sample_weight : array-like of shape (n_samples,), optional
+            Non-negative row weights; a row of weight 0 is removed.
+
+        Returns
+        -------
+        self : DecisionTreeRegressor
+            Fitted: ``tree_`` (leaves hold the weighted mean target) and the pruning attributes.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_diabetes
+        >>> X, y = load_diabetes(return_X_y=True)
+        >>> model = DecisionTreeRegressor(max_leaf_nodes=4, growth="top_down").fit(X, y)
+        >>> model.get_n_leaves(), model.get_depth()
+        (4, 2)
+        """
         self._validate_stored_params()
         X_enc = self._encode_fit(X)
         if y is None:
@@ -326,15 +350,23 @@ class DecisionTreeRegressor(RegressorMixin, GreedyTree):
         return self._fit_encoded(X_enc, y, weights, None)
 
     def predict(self, X) -> np.ndarray:
-        """Mean target of the leaf each sample reaches.
+        """Mean target of the leaf each row reaches (weighted by ``sample_weight`` at fit).
 
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features_in_)
+            Rows with the features the model was fitted on.
 
         Returns
         -------
         ndarray of float64, shape (n_samples,)
+
+        Examples
+        --------
+        >>> model = DecisionTreeRegressor(max_depth=1).fit([[0.0], [1.0], [2.0], [3.0]],
+        ...                                                 [1.0, 1.0, 3.0, 3.0])
+        >>> model.predict([[0.5], [2.5]]).tolist()
+        [1.0, 3.0]
         """
         leaves = self.apply(X)
         return self.tree_.value[leaves, 0].copy()
