@@ -1,4 +1,5 @@
-"""What machine a benchmark ran on, for the results files (see treebound.experiments.machine)."""
+"""Left only for bench_fit.py and bench_bound_speed.py, until they write their headers with
+treebound.experiments.provenance.results_header like every other benchmark; then delete it."""
 
 from treebound.experiments.machine import machine_description
 

@@ -26,7 +26,7 @@ PACKAGES = ["treebound", "treebound.theory", "treebound.pruning", "treebound.cer
             "treebound.tree", "treebound.dyadic", "treebound.mic"]
 
 DOCTEST_TEST_MODULES = ["test_theory_doctests", "test_tree_doctests", "test_pruning_doctests",
-                        "test_mic_doctests", "test_dyadic_doctests"]
+                        "test_mic_doctests", "test_dyadic_doctests", "test_experiments_doctests"]
 
 _SECTION = re.compile(r"^(\w[\w ]*)\n-{3,}\n", re.M)
 

@@ -42,6 +42,28 @@ def test_theory_command_loads_no_estimator_dependency():
     assert not loaded & {"sklearn", "pandas", "matplotlib"}
 
 
+@pytest.mark.parametrize("module", [
+    "treebound.pruning", "treebound.pruning.bound", "treebound.tree", "treebound.tree._storage",
+    "treebound.certificates", "treebound.dyadic", "treebound.theory", "treebound.mic",
+    "treebound.experiments.pruning_bench", "treebound.experiments.paper_cart", "treebound.cli.main",
+])
+def test_every_package_imports_first_in_a_fresh_interpreter(module):
+    # an import cycle only shows when its other end has not been imported yet
+    result = subprocess.run([sys.executable, "-c", f"import {module}"], capture_output=True,
+                            text=True)
+    assert result.returncode == 0, result.stderr
+
+
+def test_tree_namespace_is_lazy_and_complete():
+    from treebound import tree
+
+    assert set(tree.__all__) <= set(dir(tree))
+    for name in tree.__all__:
+        assert getattr(tree, name) is not None
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        tree.nope  # noqa: B018
+
+
 def test_lazy_namespace_matches_the_defining_modules():
     from treebound import dyadic, theory, tree
 

@@ -13,10 +13,13 @@ import math
 from treebound._validation import Interval, Options, validate_parameters
 
 __all__ = ["BOUND_CRITERIA", "METHODS", "PAPER_ERROR_PRIOR_RATIO", "PARAMETERS",
-           "REGRESSION_METHODS", "RISKS", "RULES", "VARIANTS", "VC_BOUNDS", "resolve_params"]
+           "PRUNING_VARIANTS", "REGRESSION_METHODS", "RISKS", "RULES", "VARIANTS", "VC_BOUNDS", "resolve_params"]
 
 #: Variants of the partitioning-function bound (``treebound.theory.partitioning``).
 VARIANTS = ("tight", "loose", "loose_paper")
+#: ``variant`` of bound pruning: a variant above, or "auto" = "tight" when its partitioning
+#: tables fit the resource limits (``treebound.resource_limits``), else "loose".
+PRUNING_VARIANTS = ("auto", *VARIANTS)
 #: ``r = 2^-13.7`` of the error prior ``q_k = (1 - r) r^k``, Leboeuf et al. section 6.2.
 PAPER_ERROR_PRIOR_RATIO = 2.0**-13.7
 RULES = ("min", "1se")
@@ -31,7 +34,7 @@ PARAMETERS: dict[str, dict[str, tuple]] = {
         "delta": (0.05, [Interval(float, 0.0, 1.0, "neither")]),
         "r": (PAPER_ERROR_PRIOR_RATIO, [Interval(float, 0.0, 1.0, "neither")]),
         "error_prior_exponent": (None, [None, Interval(float, 0.0, None, "neither")]),
-        "variant": ("tight", [Options(VARIANTS)]),
+        "variant": ("auto", [Options(PRUNING_VARIANTS)]),
         "search": ("lazy", [Options(("lazy", "all"))]),
         "bound": ("shawe_taylor", [Options(BOUND_CRITERIA)]),
     },

@@ -141,7 +141,9 @@ def fit(
                          background=("bound pruning",))
     try:
         X_train, X_test, y_train, y_test = train_test_rows(X, y, task, test_size, seed)
-        model.fit(X_train, y_train)
+        with _working(f"fitting{'' if pruning is None else f' and pruning ({pruning})'} on "
+                      f"{len(y_train)} rows"):
+            model.fit(X_train, y_train)
         train_score = model.score(X_train, y_train)
         test_score = model.score(X_test, y_test) if len(y_test) else None
     except (ValueError, TypeError) as exc:
@@ -178,6 +180,19 @@ def _label_types(y) -> list[str]:
     kinds = {("text" if isinstance(v, str) else "number" if isinstance(v, int | float) else
               type(v).__name__) for v in y.dropna().tolist()}
     return sorted(kinds)
+
+
+def _working(message: str):
+    """A spinner on stderr while a long step runs: terminals only, silent under --quiet."""
+    import contextlib
+
+    from treebound.cli import _notes
+
+    if _notes.QUIET or not sys.stderr.isatty():
+        return contextlib.nullcontext()
+    from rich.console import Console
+
+    return Console(stderr=True).status(message)
 
 
 def train_test_rows(X, y, task: str, test_size: float, seed: int):

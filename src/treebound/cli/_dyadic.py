@@ -77,6 +77,15 @@ def _run(data_dir: Path, datasets, models, speed: bool, out: Path | None) -> Non
         unknown = [name for name in names if name not in known]
         if unknown:
             raise typer.BadParameter(f"unknown {kind}(s) {unknown}; choose from {list(known)}")
+    header = None
+    if out is not None:  # the provenance of the code that runs, taken before the run
+        import shlex
+        import sys
+
+        from treebound.experiments.dyadic_report import TITLE
+        from treebound.experiments.provenance import results_header
+
+        header = results_header(TITLE, shlex.join(["treebound", *sys.argv[1:]]))
     console = Console()
     announce_compilation(("growth", "prediction", "dyadic"))
     rows = results_table(run_benchmark(data_dir, datasets, models, progress=True))
@@ -95,5 +104,5 @@ def _run(data_dir: Path, datasets, models, speed: bool, out: Path | None) -> Non
     if out is not None:
         text = "\n\n".join(f"## {title}\n\n{markdown_tables(section)}"
                            for title, section in sections)
-        out.write_text(text + "\n")
+        out.write_text("\n".join(header) + "\n" + text + "\n")
         console.print(f"wrote {out}")

@@ -57,6 +57,7 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
         ] = None,
     ) -> None:
         """Leboeuf et al. (2020) Table 1: original, CART-CV, M-CART, bound, SRM, reduced error."""
+        import shlex
         import sys
 
         from treebound.experiments.pruning_bench import MODELS, run_benchmark
@@ -70,7 +71,7 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
                           models=tuple(_split_names(models) or MODELS), jobs=jobs,
                           scheduler=scheduler, resume=resume, out_md=out, out_csv=csv,
                           plot=plot, paper_csv=paper_csv, echo=typer.echo,
-                          command="treebound " + " ".join(sys.argv[1:]))
+                          command=shlex.join(["treebound", *sys.argv[1:]]))
         except (ValueError, ImportError) as exc:
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(code=2) from None
@@ -95,6 +96,9 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
             help="Directory of the papers' reference tables.")] = None,
     ) -> None:
         """Yildiz (2015) Tables 1-2: NOprune, CVprune (reduced error), SRMprune."""
+        import shlex
+        import sys
+
         from treebound.experiments.srm_bench import run_srm_benchmark
 
         try:
@@ -103,6 +107,7 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
                               split_kinds=tuple(_split_names(split_kinds) or ()), jobs=jobs,
                               scheduler=scheduler, resume=resume, out_md=out, out_csv=csv,
                               reference_dir=_reference_dir(data_dir, reference),
+                              command=shlex.join(["treebound", *sys.argv[1:]]),
                               echo=typer.echo)
         except (ValueError, ImportError) as exc:
             typer.echo(f"error: {exc}", err=True)

@@ -98,13 +98,17 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
         features: Annotated[int, typer.Option("--features", "-l")] = 10,
     ) -> None:
         """Leboeuf et al. (2020) Figure 3: VC bounds of the first 11 tree shapes (writes markdown)."""
+        import shlex
+        import sys
+
         from treebound.experiments.vcdim_table import write_figure3
 
         if features < 1:
             typer.echo(f"error: --features must be at least 1, got {features}", err=True)
             raise typer.Exit(code=2)
         try:
-            path = write_figure3(output, n_features=features)
+            path = write_figure3(output, n_features=features,
+                                 command=shlex.join(["treebound", *sys.argv[1:]]))
         except OSError as exc:
             typer.echo(f"error: cannot write {output!r}: {exc}", err=True)
             raise typer.Exit(code=2) from None

@@ -1,4 +1,5 @@
-"""What machine an experiment ran on, for the results files (one description everywhere)."""
+"""What machine an experiment ran on (one description everywhere; results files show it through
+:func:`treebound.experiments.provenance.results_header`)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import os
 import platform
 from pathlib import Path
 
-__all__ = ["machine_description", "source_commit"]
+__all__ = ["machine_description"]
 
 
 def _cpu_model() -> str:
@@ -38,14 +39,3 @@ def machine_description(*, load: bool = False) -> str:
         text += f"; load average {os.getloadavg()[0]:.2f}"
     return text
 
-
-def source_commit() -> str:
-    """Short hash of the git commit treebound runs from (``"unknown"`` outside a checkout)."""
-    import subprocess
-
-    try:
-        return subprocess.run(["git", "rev-parse", "--short", "HEAD"],
-                              cwd=Path(__file__).resolve().parent, capture_output=True,
-                              text=True, check=True, timeout=10).stdout.strip() or "unknown"
-    except (OSError, subprocess.SubprocessError):
-        return "unknown"

@@ -1,7 +1,10 @@
 """The header every results file starts with: what produced it, where and when.
 
 One helper for every benchmark: the commit (with ``+dirty`` when the work tree had uncommitted
-changes), the exact command line, the machine (:func:`machine_description`) and the date.
+changes outside ``benchmarks/results``), the exact command line, the machine
+(:func:`machine_description`, with the load average) and the date. A benchmark takes the header
+*before* its run (the provenance of the code that runs, the load it starts under) and writes it
+with the results at the end.
 """
 
 from __future__ import annotations
@@ -14,31 +17,84 @@ from pathlib import Path
 
 from treebound.experiments.machine import machine_description
 
-__all__ = ["current_commit", "results_header"]
+__all__ = ["command_line", "current_commit", "results_header"]
+
+#: The checkout treebound runs from (``src/treebound/experiments`` -> the repository root).
+_ROOT = Path(__file__).resolve().parents[3]
+_SRC = _ROOT / "src"
 
 
 def current_commit() -> str:
-    """``git`` commit of the treebound checkout (``+dirty`` if its code or docs differ from the
-    commit; files under ``benchmarks/results`` do not count), or ``unknown``."""
-    root = Path(__file__).resolve().parents[3]
+    """``git`` commit of the treebound checkout (``+dirty`` if modified), or ``unknown``.
+
+    Changed results files do not make the tree dirty: regenerating them is what a benchmark
+    does, and they do not change what is measured.
+    """
     try:
-        commit = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=root,
-                                capture_output=True, text=True, check=True).stdout.strip()
-        # results being written (by this or another benchmark) do not make the code dirty
+        commit = subprocess.run(["git", "rev-parse", "--short=12", "HEAD"], cwd=_ROOT,
+                                capture_output=True, text=True, check=True,
+                                timeout=30).stdout.strip()
         dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no", "--",
-                                ".", ":(exclude)benchmarks/results"],
-                               cwd=root, capture_output=True, text=True, check=True).stdout
-    except (OSError, subprocess.CalledProcessError):
+                                ".", ":(exclude)benchmarks/results"], cwd=_ROOT,
+                               capture_output=True, text=True, check=True, timeout=30).stdout
+    except (OSError, subprocess.SubprocessError):
         return "unknown"
-    return commit + ("+dirty" if dirty.strip() else "")
+    return (commit or "unknown") + ("+dirty" if dirty.strip() else "")
 
 
-def results_header(title: str, command: str | None = None) -> list[str]:
-    """Markdown lines: the title, then commit, command, machine and date."""
+def command_line(argv: list[str] | None = None) -> str:
+    """The command that started this process, as one would type it again from the checkout.
+
+    ``python benchmarks/bench_x.py ARGS`` for a script of the checkout, ``python -m module ARGS``
+    for a module of the package run with ``-m``, ``treebound ARGS`` for the command line.
+    """
+    argv = list(sys.argv if argv is None else argv) or ["python"]
+    program, args = argv[0], argv[1:]
+    path = Path(program)
+    if path.name == "treebound":
+        return shlex.join(["treebound", *args])
+    if path.suffix == ".py":
+        resolved = path.resolve()
+        if resolved.is_relative_to(_SRC):
+            parts = list(resolved.relative_to(_SRC).with_suffix("").parts)
+            if parts[-1] == "__main__":
+                parts.pop()
+            return shlex.join(["python", "-m", ".".join(parts), *args])
+        if resolved.is_relative_to(_ROOT):
+            program = resolved.relative_to(_ROOT).as_posix()
+        return shlex.join(["python", program, *args])
+    return shlex.join([program, *args])
+
+
+def results_header(title: str, command: str | None = None, *, level: int = 1) -> list[str]:
+    """Markdown lines: the title, then the commit, command, machine and date.
+
+    Parameters
+    ----------
+    title : str
+        The heading of the results file (or section).
+    command : str, optional
+        The command that regenerates the results (default: :func:`command_line`, this process's
+        own command).
+    level : int, default=1
+        Heading level of the title (``2`` for a section of a page written in parts).
+
+    Returns
+    -------
+    list of str
+        The heading, a blank line, the provenance sentence and a blank line.
+
+    Examples
+    --------
+    >>> lines = results_header("Speed of something", "python benchmarks/bench_x.py --quick")
+    >>> lines[0]
+    '# Speed of something'
+    >>> "python benchmarks/bench_x.py --quick" in lines[2] and "Machine:" in lines[2]
+    True
+    """
     if command is None:
-        program = Path(sys.argv[0]).name if sys.argv else "python"
-        command = shlex.join([program, *sys.argv[1:]])
+        command = command_line()
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
-    return [f"# {title}", "",
+    return [f"{'#' * level} {title}", "",
             f"Generated by `{command}` at commit `{current_commit()}` on {when}. "
             f"Machine: {machine_description(load=True)}.", ""]

@@ -226,8 +226,11 @@ def run_benchmark(data_dir, *, datasets=None, n_splits=25, max_leaves=40,
 
     from treebound.experiments.datasets import load_dataset
     from treebound.experiments.grid import append_rows, read_rows, run_grid
-    from treebound.experiments.pruning_report import plot_accuracy, write_pruning_markdown
+    from treebound.experiments.provenance import results_header
+    from treebound.experiments.pruning_report import TITLE, plot_accuracy, write_pruning_markdown
 
+    # the provenance of the code that runs, taken before the (long) run
+    header = results_header(TITLE, command)
     out_csv = Path(out_csv) if out_csv else Path(out_md).with_suffix(".csv")
     names = list(datasets) if datasets else default_datasets(data_dir)
     if not names:
@@ -254,7 +257,7 @@ def run_benchmark(data_dir, *, datasets=None, n_splits=25, max_leaves=40,
                 "datasets": len(names)}
     shown = [m for m in MODELS if m in models]
     write_pruning_markdown(rows, out_md, paper_csv=paper_csv, models=shown, settings=settings,
-                           command=command)
+                           header=header)
     if plot:
         plot_accuracy(rows, plot, models=[m for m in shown if m not in DEFAULTS_MODELS],
                       paper_csv=paper_csv)

@@ -12,7 +12,7 @@ import numpy as np
 
 from treebound._options import resolve_params
 from treebound._resources import unlimited
-from treebound.pruning.bound import prune_bound
+from treebound.pruning.bound import choose_variant, prune_bound
 from treebound.pruning.cost_complexity import prune_cost_complexity_cv
 from treebound.pruning.reduced_error import prune_reduced_error
 from treebound.pruning.srm import prune_srm
@@ -104,7 +104,12 @@ def run_pruning(tree, method: str, params: dict | None = None, *, X=None, y=None
     >>> result.n_leaves, round(result.bound, 4)
     (7, 0.0976)
     """
-    # The tables pruning builds are sized by the tree and its training rows, already in memory:
+    params = resolve_params(method, params, task=tree.task)
+    if method == "bound" and params["bound"] == "shawe_taylor":
+        # The tight bound's partitioning tables grow with the tree, the classes and 2m: checked
+        # against the resource limits here, before any work ("auto" falls back to "loose").
+        params = dict(params, variant=choose_variant(tree, params["variant"]))
+    # Past that check the work is sized by the tree and its training rows, already in memory:
     # the resource limits of the theory functions (treebound.resource_limits) do not apply.
     with unlimited():
         return _run_pruning(tree, method, params, X=X, y=y, sample_weight=sample_weight,
@@ -112,7 +117,6 @@ def run_pruning(tree, method: str, params: dict | None = None, *, X=None, y=None
 
 
 def _run_pruning(tree, method, params, *, X, y, sample_weight, grow, seed, cache):
-    params = resolve_params(method, params, task=tree.task)
     started = time.perf_counter()
     if method == "bound" and params["bound"] != "shawe_taylor":
         from treebound.pruning.certificate_bound import prune_by_certificate

@@ -70,7 +70,8 @@ from treebound.theory.partitioning import (
 )
 from treebound.theory.structures import TreeStructure
 
-__all__ = ["BoundObjective", "effective_n_features", "prune_bound"]
+__all__ = ["BoundObjective", "choose_variant", "effective_n_features", "prune_bound",
+           "tight_table_cost"]
 
 # Relative slack on logs read from the tight tables (their relative error is below 1e-9).
 _TABLE_TOLERANCE = 1e-8
@@ -95,6 +96,60 @@ def effective_n_features(n_categories) -> int:
     for K in n_categories[n_categories > 0].tolist():
         total += 2 ** (int(K) - 1) - 1
     return max(total, 1)
+
+
+# Cost model of the tight tables (measured on this machine, bench_certify_speed.py era): about
+# 1 microsecond and 16 bytes (table and prefix sums) per entry, plus the merges of Theorem 9,
+# cubic in the parts, for many classes.
+_SECONDS_PER_ENTRY = 1.5e-6
+_SECONDS_PER_MERGE = 3e-9
+_BYTES_PER_ENTRY = 16
+
+
+def tight_table_cost(tree, n_examples: int | None = None) -> tuple[float, float]:
+    """Rough ``(bytes, seconds)`` of the tight partitioning tables the first evaluation of
+    ``tree``'s bound builds: one table of ``min(n_classes, L_s) + 1`` rows over ``2m + 1``
+    points per distinct subtree shape ``s`` (the search then adds tables for the candidates'
+    root paths, within the same order of magnitude per step)."""
+    m = int(tree.n_node_samples[0]) if n_examples is None else int(n_examples)
+    n = tree.n_classes
+    parts = np.array([min(n, s.n_leaves) + 1 for s in
+                      {t.canonical() for t in subtree_structures(tree)} if not s.is_leaf],
+                     dtype=np.float64)
+    points = 2.0 * m + 1.0
+    entries = float(parts.sum()) * points
+    merges = float((parts**3).sum()) * points
+    return (_BYTES_PER_ENTRY * entries,
+            _SECONDS_PER_ENTRY * entries + _SECONDS_PER_MERGE * merges)
+
+
+def choose_variant(tree, variant: str) -> str:
+    """The variant bound pruning runs: ``"auto"`` is ``"tight"`` when its tables fit the
+    resource limits (:func:`treebound.resource_limits`), else ``"loose"`` (the section 6.2
+    bound, valid and table-free) with a warning; an explicit ``"tight"`` over the limits raises
+    :class:`~treebound.ResourceLimitError` naming the estimate and how to raise the limit."""
+    import warnings
+
+    from treebound._resources import ResourceLimitError, check_resources, unbounded
+
+    if variant not in ("auto", "tight") or not tree.is_binary or tree.task != "classification":
+        return variant
+    if unbounded():
+        return "tight"
+    memory, seconds = tight_table_cost(tree)
+    what = (f"bound pruning (tight Theorem 9 tables) of a tree with {tree.n_leaves} leaves and "
+            f"{tree.n_classes} classes at m = {int(tree.n_node_samples[0])}")
+    try:
+        check_resources(what, memory=memory, seconds=seconds)
+    except ResourceLimitError as exc:
+        if variant == "tight":
+            raise ResourceLimitError(f"{exc}; or prune with variant='loose' (no tables)") \
+                from None
+        warnings.warn(f"{exc}. pruning_params variant='auto' uses the loose bound instead "
+                      "(Leboeuf et al. section 6.2, valid, no tables); raise the limit or ask "
+                      "for variant='tight' to keep Theorem 9", UserWarning, stacklevel=6)
+        return "loose"
+    return "tight"
 
 
 class BoundObjective:
@@ -137,7 +192,7 @@ class BoundObjective:
 
 
 def prune_bound(tree, *, delta: float = 0.05, r: float = PAPER_ERROR_PRIOR_RATIO,
-                variant: str = "tight", n_examples: int | None = None,
+                variant: str = "auto", n_examples: int | None = None,
                 n_features: int | None = None, cache: PartitioningCache | None = None,
                 search: str = "lazy"):
     """Prune ``tree`` with Algorithm 3 of Leboeuf et al. (2020) (see the module docstring).
@@ -151,8 +206,9 @@ def prune_bound(tree, *, delta: float = 0.05, r: float = PAPER_ERROR_PRIOR_RATIO
         Confidence of the bound.
     r : float
         Ratio of the error prior ``q_k = (1 - r) r^k`` (paper: ``2^-13.7``).
-    variant : {"tight", "loose", "loose_paper"}
-        Partitioning-function bound (``treebound.theory``).
+    variant : {"auto", "tight", "loose", "loose_paper"}
+        Partitioning-function bound (``treebound.theory``); "auto" is "tight" when its tables
+        fit the resource limits, else "loose" (:func:`choose_variant`).
     n_examples : int, optional
         ``m``; defaults to the number of training samples at the root.
     n_features : int, optional
@@ -193,6 +249,8 @@ def prune_bound(tree, *, delta: float = 0.05, r: float = PAPER_ERROR_PRIOR_RATIO
             "Theorem 9) is proved for binary trees, and multiway categorical splits have no such "
             "bound; grow with categorical_split='binary', or use pruning='srm' (Yildiz's L-ary "
             "VC lower bound)")
+    if variant == "auto":
+        variant = choose_variant(tree, variant)
     if variant not in VARIANTS:
         raise ValueError(f"unknown variant {variant!r}: expected one of {VARIANTS}")
     if search not in ("lazy", "all"):

@@ -132,8 +132,12 @@ class PartitioningCache:
         if have.shape[0] <= max_c or have.shape[1] <= max_m:
             from treebound._kernels.partitioning import log_stirling2_table
 
-            size_m = max(max_m, have.shape[1] - 1, 2 * (have.shape[1] - 1))
-            self._log_stirling = log_stirling2_table(size_m, max(max_c, have.shape[0] - 1))
+            # Grow geometrically only along an axis that is too short: growing the rows must
+            # not double m (repeated calls with more parts made m grow without end).
+            width, rows = have.shape[1] - 1, have.shape[0] - 1
+            size_m = width if max_m <= width else max(max_m, 2 * width)
+            size_c = rows if max_c <= rows else max(max_c, min(2 * rows, size_m))
+            self._log_stirling = log_stirling2_table(size_m, size_c)
         return self._log_stirling
 
     def _log_coef_upto(self, max_c: int) -> np.ndarray:

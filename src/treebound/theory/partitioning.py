@@ -247,7 +247,8 @@ def _loose_values(structure, n_parts_max, m, n_features, cache, paper, log_space
             continue
         values = _tables.loose_node_values(
             t.n_leaves, t.left is t.right, mm, store[lkey], store[rkey], C, n_features,
-            stirling_values(mm, C), paper, log_space)
+            stirling_values(mm, C), paper, log_space,
+            cache._log_coef_upto(n_parts_max) if log_space else None)
         values[0] = -math.inf if log_space else 0
         values[1] = 0.0 if log_space else 1
         store[key] = values

@@ -1,24 +1,41 @@
-"""Tree estimators, flat-array storage, growth and export."""
+"""Tree estimators, flat-array storage, growth and export.
 
-from treebound.tree._classes import DecisionTreeClassifier, DecisionTreeRegressor
-from treebound.tree._export import Condition, Rule, export_text, format_rules, leaf_rules, to_rules
-from treebound.tree._model_io import load_model, save_model
-from treebound.tree._plot import plot_tree
-from treebound.tree._prune import prune
-from treebound.tree._storage import Tree
+Names are loaded on first access (PEP 562), so that importing a leaf module such as
+``treebound.tree._storage`` (which :mod:`treebound.pruning` reads) does not import the
+estimators, which import the pruning package in turn.
+"""
 
-__all__ = [
-    "Condition",
-    "DecisionTreeClassifier",
-    "DecisionTreeRegressor",
-    "Rule",
-    "Tree",
-    "export_text",
-    "format_rules",
-    "leaf_rules",
-    "load_model",
-    "plot_tree",
-    "prune",
-    "save_model",
-    "to_rules",
-]
+from __future__ import annotations
+
+import importlib
+
+#: Public name -> module that defines it.
+_EXPORTS = {
+    "Condition": "treebound.tree._export",
+    "DecisionTreeClassifier": "treebound.tree._classes",
+    "DecisionTreeRegressor": "treebound.tree._classes",
+    "Rule": "treebound.tree._export",
+    "Tree": "treebound.tree._storage",
+    "export_text": "treebound.tree._export",
+    "format_rules": "treebound.tree._export",
+    "leaf_rules": "treebound.tree._export",
+    "load_model": "treebound.tree._model_io",
+    "plot_tree": "treebound.tree._plot",
+    "prune": "treebound.tree._prune",
+    "save_model": "treebound.tree._model_io",
+    "to_rules": "treebound.tree._export",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str):
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'treebound.tree' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_EXPORTS[name]), name)
+    globals()[name] = value  # later accesses skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS})
