@@ -13,6 +13,11 @@ MODULES = [
     "treebound.pruning.bound",
     "treebound.pruning._core",
     "treebound.pruning._dispatch",
+    "treebound.pruning._bound_objective",
+    "treebound.pruning.certificate_bound",
+    "treebound.pruning.cost_complexity",
+    "treebound.pruning.reduced_error",
+    "treebound.pruning.srm",
     "treebound.pruning.plot",
     "treebound._options",
 ]

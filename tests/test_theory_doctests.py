@@ -15,6 +15,7 @@ MODULES = [
     "treebound.theory.shattering",
     "treebound.theory.bounds",
     "treebound.theory.tail_inversion",
+    "treebound.theory._hypergeometric",
     "treebound.certificates",
     "treebound.certificates._certificate",
     "treebound._resources",

@@ -57,16 +57,21 @@ import time
 import numpy as np
 
 from treebound._kernels.partitioning import max_log_ratio
+from treebound.pruning._bound_objective import (
+    BoundObjective,
+    choose_variant,
+    effective_n_features,
+    tight_table_cost,
+)
 from treebound.pruning._core import WorkingTree, finish, integer_errors, node_statistics
 from treebound.theory._fitted_shapes import subtree_structures
-from treebound.theory.bounds import PAPER_ERROR_PRIOR_RATIO, log_structure_prior
+from treebound.theory.bounds import PAPER_ERROR_PRIOR_RATIO
 from treebound.theory.combinatorics import log_falling_factorial
 from treebound.theory.partitioning import (
     VARIANTS,
     PartitioningCache,
     _tight_log_values,  # the root's per-row values at one m (no public equivalent)
     ensure_log_tables,
-    log_growth_function_upper_bound,
 )
 from treebound.theory.structures import TreeStructure
 
@@ -77,118 +82,6 @@ __all__ = ["BoundObjective", "choose_variant", "effective_n_features", "prune_bo
 _TABLE_TOLERANCE = 1e-8
 # Two bounds closer than this (relative) are a tie.
 _TIE_TOLERANCE = 1e-12
-
-
-def effective_n_features(n_categories) -> int:
-    """``ell`` to use in Theorem 9 for a binary tree over these features.
-
-    Theorem 9 depends on the features only through the number of distinct ways a stump can send
-    ``k`` of ``m`` points to its left child: at most ``2`` per real-valued feature (threshold and
-    side), hence ``min(2 ell, C(m, k))``. A binary categorical test sending a subset of the ``K``
-    categories left realizes at most ``2^K - 2`` nontrivial left sets (the subsets of categories
-    other than none and all; ``1 <= k <= m - 1`` in the sum), i.e. counts as ``2^(K-1) - 1``
-    real features (Yıldız's Theorem 5 counts the same bipartitions); a two-category feature
-    counts as exactly one. This is the extension treebound uses for "bound" on categorical
-    features (binary splits only).
-    """
-    n_categories = np.asarray(n_categories, dtype=np.int64)
-    total = int(np.count_nonzero(n_categories == 0))
-    for K in n_categories[n_categories > 0].tolist():
-        total += 2 ** (int(K) - 1) - 1
-    return max(total, 1)
-
-
-# Cost model of the tight tables (measured on this machine, bench_certify_speed.py era): about
-# 1 microsecond and 16 bytes (table and prefix sums) per entry, plus the merges of Theorem 9,
-# cubic in the parts, for many classes.
-_SECONDS_PER_ENTRY = 1.5e-6
-_SECONDS_PER_MERGE = 3e-9
-_BYTES_PER_ENTRY = 16
-
-
-def tight_table_cost(tree, n_examples: int | None = None) -> tuple[float, float]:
-    """Rough ``(bytes, seconds)`` of the tight partitioning tables the first evaluation of
-    ``tree``'s bound builds: one table of ``min(n_classes, L_s) + 1`` rows over ``2m + 1``
-    points per distinct subtree shape ``s`` (the search then adds tables for the candidates'
-    root paths, within the same order of magnitude per step)."""
-    m = int(tree.n_node_samples[0]) if n_examples is None else int(n_examples)
-    n = tree.n_classes
-    parts = np.array([min(n, s.n_leaves) + 1 for s in
-                      {t.canonical() for t in subtree_structures(tree)} if not s.is_leaf],
-                     dtype=np.float64)
-    points = 2.0 * m + 1.0
-    entries = float(parts.sum()) * points
-    merges = float((parts**3).sum()) * points
-    return (_BYTES_PER_ENTRY * entries,
-            _SECONDS_PER_ENTRY * entries + _SECONDS_PER_MERGE * merges)
-
-
-def choose_variant(tree, variant: str) -> str:
-    """The variant bound pruning runs: ``"auto"`` is ``"tight"`` when its tables fit the
-    resource limits (:func:`treebound.resource_limits`), else ``"loose"`` (the section 6.2
-    bound, valid and table-free) with a warning; an explicit ``"tight"`` over the limits raises
-    :class:`~treebound.ResourceLimitError` naming the estimate and how to raise the limit."""
-    import warnings
-
-    from treebound._resources import ResourceLimitError, check_resources, unbounded
-
-    if variant not in ("auto", "tight") or not tree.is_binary or tree.task != "classification":
-        return variant
-    if unbounded():
-        return "tight"
-    memory, seconds = tight_table_cost(tree)
-    what = (f"bound pruning (tight Theorem 9 tables) of a tree with {tree.n_leaves} leaves and "
-            f"{tree.n_classes} classes at m = {int(tree.n_node_samples[0])}")
-    try:
-        check_resources(what, memory=memory, seconds=seconds)
-    except ResourceLimitError as exc:
-        if variant == "tight":
-            raise ResourceLimitError(f"{exc}; or prune with variant='loose' (no tables)") \
-                from None
-        warnings.warn(f"{exc}. pruning_params variant='auto' uses the loose bound instead "
-                      "(Leboeuf et al. section 6.2, valid, no tables); raise the limit or ask "
-                      "for variant='tight' to keep Theorem 9", UserWarning, stacklevel=6)
-        return "loose"
-    return "tight"
-
-
-class BoundObjective:
-    """``eps`` of Eq. (8) as a function of (errors, leaves, log growth), vectorized over nodes."""
-
-    def __init__(self, n_examples: int, n_features: int, n_classes: int, delta: float, r: float,
-                 variant: str, cache: PartitioningCache):
-        self.m = int(n_examples)
-        self.n_features = int(n_features)
-        self.n_classes = int(n_classes)
-        self.delta = float(delta)
-        self.r = float(r)
-        self.variant = variant
-        self.cache = cache
-        self._log_prior = [math.nan]  # ln p_L for L = 1, 2, ...
-
-    def log_structure_priors(self, n_leaves) -> np.ndarray:
-        top = int(np.max(n_leaves))
-        while len(self._log_prior) <= top:
-            self._log_prior.append(log_structure_prior(len(self._log_prior)))
-        return np.asarray(self._log_prior)[np.asarray(n_leaves, dtype=np.int64)]
-
-    def constant_part(self, n_errors, n_leaves) -> np.ndarray:
-        """``eps`` without the growth-function term: ``(2k + 4 (ln 4 - ln delta - ln q_k -
-        ln p_L)) / m``."""
-        k = np.asarray(n_errors, dtype=np.float64)
-        log_q = math.log1p(-self.r) + k * math.log(self.r)
-        log_p = self.log_structure_priors(n_leaves)
-        return (2.0 * k + 4.0 * (math.log(4.0) - math.log(self.delta) - log_q - log_p)) / self.m
-
-    def growth_part(self, log_growth):
-        return 4.0 * np.asarray(log_growth, dtype=np.float64) / self.m
-
-    def log_growth(self, structure: TreeStructure) -> float:
-        """``ln tau_T(2m)`` (Eq. 8 evaluates the growth function at twice the sample size)."""
-        return log_growth_function_upper_bound(structure, n_examples=2 * self.m,
-                                               n_features=self.n_features,
-                                               n_classes=self.n_classes, variant=self.variant,
-                                               cache=self.cache)
 
 
 def prune_bound(tree, *, delta: float = 0.05, r: float = PAPER_ERROR_PRIOR_RATIO,

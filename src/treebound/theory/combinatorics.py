@@ -77,7 +77,23 @@ def stirling2(n: int, k: int) -> int:
 
 
 def log_int(value: int) -> float:
-    """Natural log of a non-negative Python integer of any size (``-inf`` for 0)."""
+    """Natural log of a non-negative Python integer of any size.
+
+    Parameters
+    ----------
+    value : int
+        ``>= 0``; may exceed the float range (``math.log`` reads big integers exactly).
+
+    Returns
+    -------
+    float
+        ``ln value``, ``-inf`` for 0.
+
+    Examples
+    --------
+    >>> log_int(0), round(log_int(10**400), 4), round(400 * math.log(10), 4)
+    (-inf, 921.034, 921.034)
+    """
     if value < 0:
         raise ValueError(f"log of a negative number {value}")
     if value == 0:
@@ -320,6 +336,14 @@ class WedderburnEtheringtonNumbers:
     object so that repeated look-ups (the structure prior of every pruning candidate) are O(1).
     The module-level instance :data:`WEDDERBURN_ETHERINGTON` is the one the library uses; call
     its :meth:`clear` to free memory.
+
+    Examples
+    --------
+    >>> numbers = WedderburnEtheringtonNumbers()
+    >>> [numbers[n] for n in range(1, 12)]
+    [1, 1, 1, 2, 3, 6, 11, 23, 46, 98, 207]
+    >>> len(numbers)  # values stored: WE(1) .. WE(11)
+    11
     """
 
     def __init__(self):
@@ -344,7 +368,20 @@ class WedderburnEtheringtonNumbers:
         return len(self._values) - 1
 
     def clear(self) -> None:
-        """Forget every computed value."""
+        """Forget every computed value.
+
+        Returns
+        -------
+        None
+
+        Examples
+        --------
+        >>> numbers = WedderburnEtheringtonNumbers()
+        >>> numbers[20], len(numbers)
+        (293547, 20)
+        >>> numbers.clear(); len(numbers)
+        1
+        """
         self._values = [0, 1]
 
 

@@ -581,3 +581,16 @@ def _log_shape_count(n_leaves: int) -> float:
         return log_wedderburn_etherington(n_leaves)
     return (math.log(0.3187766258717) + n_leaves * math.log(2.4832535361726)
             - 1.5 * math.log(n_leaves))
+
+
+_MOVED_TO_FITTED_SHAPES = ("collapsed_structure", "collapsed_structures", "subtree_structures")
+
+
+def __getattr__(name):
+    # The shapes of fitted trees live in treebound.theory._fitted_shapes (which imports this
+    # module); ``from treebound.theory.structures import subtree_structures`` keeps working.
+    if name in _MOVED_TO_FITTED_SHAPES:
+        from treebound.theory import _fitted_shapes
+
+        return getattr(_fitted_shapes, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -28,6 +28,13 @@ from scipy.special import betainccinv, gammaln
 
 from treebound._validation import check_integer as _check_count
 from treebound.theory import _costs
+from treebound.theory._hypergeometric import (
+    _tolerance,
+    hypergeometric_tail_inversion,
+    hypergeometric_tail_lower_inversion,
+    log_hypergeometric_cdf,
+    log_hypergeometric_sf,
+)
 
 __all__ = [
     "binomial_tail_inversion",
@@ -42,14 +49,6 @@ __all__ = [
     "log_leaf_assignment_growth_bound",
     "sample_compression_bound",
 ]
-
-# Log-probabilities closer than this (relative, plus an absolute floor) to the threshold are
-# treated as not rejected, so that rounding can only make an upper bound larger (and a lower
-# bound smaller), never the other way round.
-_LOG_TOLERANCE = 1e-10
-
-
-
 
 def _log_delta(delta, log_prior) -> float:
     """``ln(delta * prior)`` with ``delta`` in (0, 1) and ``log_prior <= 0``."""
@@ -69,18 +68,34 @@ def _log_delta(delta, log_prior) -> float:
 _SCIPY_LOG_FLOOR = -700.0
 
 
-def _tolerance(log_threshold: float) -> float:
-    return _LOG_TOLERANCE * (1.0 + abs(log_threshold))
-
-
 # ----------------------------------------------------------------------------- binomial
 def log_binomial_cdf(n_errors: int, n_examples: int, p: float) -> float:
     """``ln Bin(k; n, p) = ln sum_{j <= k} C(n, j) p^j (1 - p)^(n - j)``, exact in log space.
+
+    Parameters
+    ----------
+    n_errors : int
+        ``k``.
+    n_examples : int
+        ``n``.
+    p : float in [0, 1]
+        Success (error) probability.
+
+    Returns
+    -------
+    float
+        ``ln P(X <= k)`` for ``X ~ Bin(n, p)``: 0 when ``k >= n`` or ``p = 0``, ``-inf`` when
+        ``p = 1`` and ``k < n``; finite far below the float range of ``P``.
 
     Examples
     --------
     >>> round(math.exp(log_binomial_cdf(1, 3, 0.5)), 12)
     0.5
+    >>> from scipy.stats import binom
+    >>> math.isclose(math.exp(log_binomial_cdf(3, 20, 0.3)), binom(20, 0.3).cdf(3))
+    True
+    >>> log_binomial_cdf(0, 10**6, 0.01) == 10**6 * math.log1p(-0.01)  # P = 0.99**1e6 = 0.0
+    True
     """
     k, n = int(n_errors), int(n_examples)
     if k >= n:
@@ -254,125 +269,6 @@ def binomial_tail_lower_inversion(n_errors, *, n_examples, delta=0.05, log_prior
     # predicate(p): p is still below the limit (the event "X >= k" is too unlikely).
     lo, hi = _bisect_probability(lambda p: _log_binomial_sf(k, n, p) < threshold, 0.0, k / n)
     return float(lo)
-
-
-# ------------------------------------------------------------------------- hypergeometric
-def _log_hypergeometric_terms(m: int, K: int, M: int, j: np.ndarray) -> np.ndarray:
-    """``ln [C(K, j) C(M - K, m - j) / C(M, m)]`` for valid ``j`` (``-inf`` elsewhere)."""
-    valid = (j >= 0) & (j <= K) & (m - j >= 0) & (m - j <= M - K)
-    jj = np.where(valid, j, 0).astype(np.float64)
-    out = (gammaln(K + 1.0) - gammaln(jj + 1.0) - gammaln(K - jj + 1.0)
-           + gammaln(M - K + 1.0) - gammaln(m - jj + 1.0) - gammaln(M - K - m + jj + 1.0)
-           - gammaln(M + 1.0) + gammaln(m + 1.0) + gammaln(M - m + 1.0))
-    return np.where(valid, out, -np.inf)
-
-
-def _logsumexp(terms: np.ndarray) -> float:
-    if terms.size == 0:
-        return -math.inf
-    top = float(terms.max())
-    if top == -math.inf:
-        return -math.inf
-    return top + math.log(float(np.exp(terms - top).sum()))
-
-
-def log_hypergeometric_cdf(n_errors: int, n_examples: int, n_bad: int, population: int) -> float:
-    """``ln Hyp(k; m, K, M) = ln sum_{j <= k} C(K, j) C(M - K, m - j) / C(M, m)``.
-
-    Examples
-    --------
-    >>> round(math.exp(log_hypergeometric_cdf(0, 2, 2, 4)), 6)   # C(2, 2) / C(4, 2)
-    0.166667
-    """
-    k, m, K, M = int(n_errors), int(n_examples), int(n_bad), int(population)
-    lo = max(0, m - (M - K))
-    if k < lo:
-        return -math.inf
-    if k >= min(m, K):
-        return 0.0
-    _costs.check_tail(k - lo + 1, 1, f"log_hypergeometric_cdf({k}, {m}, {K}, {M})")
-    return _logsumexp(_log_hypergeometric_terms(m, K, M, np.arange(lo, k + 1)))
-
-
-def log_hypergeometric_sf(n_errors: int, n_examples: int, n_bad: int, population: int) -> float:
-    """``ln P(X >= k)`` for ``X ~ Hyp(m, K, M)``."""
-    k, m, K, M = int(n_errors), int(n_examples), int(n_bad), int(population)
-    hi = min(m, K)
-    if k > hi:
-        return -math.inf
-    if k <= max(0, m - (M - K)):
-        return 0.0
-    _costs.check_tail(hi - k + 1, 1, f"log_hypergeometric_sf({k}, {m}, {K}, {M})")
-    return _logsumexp(_log_hypergeometric_terms(m, K, M, np.arange(k, hi + 1)))
-
-
-def _check_hypergeometric(n_errors, n_examples, population):
-    k = _check_count(n_errors, "n_errors")
-    m = _check_count(n_examples, "n_examples", 1)
-    M = _check_count(population, "population", 1)
-    if k > m:
-        raise ValueError(f"n_errors ({k}) cannot exceed n_examples ({m})")
-    if M < m:
-        raise ValueError(f"population ({M}) cannot be smaller than n_examples ({m})")
-    return k, m, M
-
-
-def hypergeometric_tail_inversion(n_errors, n_examples, log_delta, population) -> int:
-    """``HypInv(k, m, delta, M) = min{K : Hyp(k; m, K, M) <= delta}`` by integer bisection.
-
-    ``Hyp`` decreases in ``K``; the search runs over ``k <= K <= M - m + k + 1`` (the last value
-    means "no K qualifies"). Log-probabilities within ``1e-10`` (relative) of ``log_delta`` count
-    as above it, so rounding can only increase the result.
-
-    Parameters
-    ----------
-    n_errors, n_examples : int
-        ``k`` and ``m``.
-    log_delta : float
-        ``ln delta`` (any negative value; no underflow).
-    population : int
-        ``M >= m``.
-
-    Examples
-    --------
-    >>> hypergeometric_tail_inversion(0, 1, math.log(0.6), 2)   # Hyp(0; 1, K, 2) = 1 - K / 2
-    1
-    """
-    k, m, M = _check_hypergeometric(n_errors, n_examples, population)
-    log_delta = float(log_delta)
-    if math.isnan(log_delta) or log_delta > 0.0:
-        raise ValueError(f"log_delta must be <= 0, got {log_delta}")
-    _costs.check_tail(k + 1, math.log2(M + 2), f"hypergeometric_tail_inversion({k}, {m}, M={M})")
-    threshold = log_delta - _tolerance(log_delta)
-    lo, hi = k - 1, M - m + k + 1  # Hyp(lo) > delta (or lo < k); hi qualifies by convention
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if log_hypergeometric_cdf(k, m, mid, M) <= threshold:
-            hi = mid
-        else:
-            lo = mid
-    return hi
-
-
-def hypergeometric_tail_lower_inversion(n_errors, n_examples, log_delta, population) -> int:
-    """``max{K : P(X > k) <= delta}`` for ``X ~ Hyp(m, K, M)`` (``P(X > k)`` increases in
-    ``K``); values within ``1e-10`` (relative) of ``log_delta`` count as above it, so rounding
-    can only decrease the result."""
-    k, m, M = _check_hypergeometric(n_errors, n_examples, population)
-    log_delta = float(log_delta)
-    if math.isnan(log_delta) or log_delta > 0.0:
-        raise ValueError(f"log_delta must be <= 0, got {log_delta}")
-    _costs.check_tail(m - k + 1, math.log2(M + 2),
-                      f"hypergeometric_tail_lower_inversion({k}, {m}, M={M})")
-    threshold = log_delta - _tolerance(log_delta)
-    lo, hi = k, M + 1  # P(X > k | K = k) = 0 qualifies; K = M + 1 is out of range
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if log_hypergeometric_sf(k + 1, m, mid, M) <= threshold:
-            lo = mid
-        else:
-            hi = mid
-    return lo
 
 
 def _ghost(n_examples: int, ghost_size) -> int:
