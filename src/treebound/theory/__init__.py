@@ -50,14 +50,6 @@ from treebound.theory.shattering import (
     stump_shatters,
 )
 from treebound.theory.structures import TreeStructure, enumerate_structures
-from treebound.theory.tail_inversion import (
-    binomial_tail_inversion,
-    binomial_tail_lower_inversion,
-    hypergeometric_tail_inversion_bound,
-    hypergeometric_tail_inversion_lower_bound,
-    log_leaf_assignment_growth_bound,
-    sample_compression_bound,
-)
 from treebound.theory.vcdim import (
     stump_vcdim,
     vcdim_lower_bound,
@@ -113,3 +105,28 @@ __all__ = [
     "yildiz_path_tree_lower_bound",
     "yildiz_stump_vcdim",
 ]
+
+#: The tail inversions need scipy.special (about 0.2 s to import): loaded on first access
+#: (PEP 562), so that the commands that only count partitions (``treebound vcdim``) start faster.
+_TAIL_INVERSION = frozenset({
+    "binomial_tail_inversion",
+    "binomial_tail_lower_inversion",
+    "hypergeometric_tail_inversion_bound",
+    "hypergeometric_tail_inversion_lower_bound",
+    "log_leaf_assignment_growth_bound",
+    "sample_compression_bound",
+})
+
+
+def __getattr__(name: str):
+    if name in _TAIL_INVERSION:
+        from treebound.theory import tail_inversion
+
+        value = getattr(tail_inversion, name)
+        globals()[name] = value  # later accesses skip this function
+        return value
+    raise AttributeError(f"module 'treebound.theory' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
