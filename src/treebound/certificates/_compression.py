@@ -136,6 +136,17 @@ def _value_pair(column_sorted, t, midpoint):
     return None
 
 
+def _compiled_rule(midpoint):
+    """The code of a midpoint rule the compiled pair search knows, or None."""
+    from treebound._kernels import compression as kernels
+    from treebound.certificates._deployed import sklearn_midpoint, treebound_midpoint
+    from treebound.certificates._peers import float32_sklearn_midpoint
+
+    return {treebound_midpoint: kernels.MIDPOINT_TREEBOUND,
+            sklearn_midpoint: kernels.MIDPOINT_SKLEARN,
+            float32_sklearn_midpoint: kernels.MIDPOINT_SKLEARN_FLOAT32}.get(midpoint)
+
+
 def compress(deployed, wrong: np.ndarray, multiway: bool) -> Compression | str:
     """The compression set of a :class:`~treebound.certificates._deployed.DeployedTree`.
 
@@ -177,6 +188,21 @@ def compress(deployed, wrong: np.ndarray, multiway: bool) -> Compression | str:
             sorted_columns[j] = (order, features[order, j])
         return sorted_columns[j]
 
+    rule = _compiled_rule(deployed.midpoint)
+    missing = np.flatnonzero(~good)
+    if rule is not None and missing.size:
+        # the pair search compiled, one call per feature (a histogram tree's thresholds are
+        # rarely midpoints of a node's neighbours, so this runs for most of its nodes)
+        from treebound._kernels.compression import value_pairs
+
+        for j in np.unique(node_feature[missing]).tolist():
+            mine = missing[node_feature[missing] == j]
+            pairs = np.empty((mine.size, 2))
+            value_pairs(column(j)[1], np.ascontiguousarray(t[mine], dtype=np.float64), rule,
+                        pairs[:, 0], pairs[:, 1])
+            solved = ~np.isnan(pairs[:, 0])
+            values[mine[solved]] = pairs[solved]
+            good[mine[solved]] = True
     for s in np.flatnonzero(~good).tolist():
         found = _value_pair(column(int(node_feature[s]))[1], float(t[s]), deployed.midpoint)
         if found is None:
