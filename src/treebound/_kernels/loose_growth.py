@@ -358,6 +358,9 @@ def loose_candidates_log_growth(candidates, first_child, parent, collapsed, leav
         u = candidates[i]
         L = n_leaves if u < 0 else n_leaves - leaves[u] + 1
         top = min(n_classes, L, M)
+        if M == 0:  # tau(0) = 1: the empty restriction
+            out[i] = 0.0
+            continue
         if M <= L:  # the root's base case: Stirling numbers, nothing below is read
             out[i] = _log_growth_from_row(log_stirling[:, M], top, log_falling)
             continue
