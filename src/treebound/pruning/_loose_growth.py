@@ -95,6 +95,8 @@ class LooseGrowth:
         (``-1``: the current tree itself)."""
         if self.n_rows * (self.n_parts + 1) * 8 > MEMO_BYTES:
             self._reset_memo()
+        if self.n_shapes * (self.M + 1) >= 2**62:  # memo keys are id * (M + 1) + size
+            raise OverflowError(f"{self.n_shapes} shapes at M={self.M}: memo keys overflow")
         candidates = np.ascontiguousarray(candidates, dtype=np.int64)
         (out, self.memo_keys, self.memo_vals, self.memo_count, self.values,
          self.n_rows) = loose_candidates_log_growth(

@@ -46,6 +46,12 @@ one with ``u`` cut and then ``v`` cut, and the second cut lowers ``ln tau`` by a
 ``Gamma_i`` (already computed) at any valid level ``i`` below the common ancestor of ``u`` and
 ``v``, plus the halving allowance (:meth:`_BoundSearch._transfer`). A candidate therefore starts
 the next step from its previous bound minus that amount instead of from ``ln n``.
+
+The loose variants need no tables and no branch and bound: every candidate of a step is
+evaluated exactly by one numba kernel on the working tree's flat arrays
+(:mod:`treebound.pruning._loose_growth`), which recomputes only each candidate's root path and
+memoizes subtree values by canonical shape and size; ``search="all"`` builds each candidate's
+structure and calls :func:`~treebound.theory.log_growth_function_upper_bound` (the oracle).
 """
 
 from __future__ import annotations
