@@ -46,6 +46,12 @@ one with ``u`` cut and then ``v`` cut, and the second cut lowers ``ln tau`` by a
 ``Gamma_i`` (already computed) at any valid level ``i`` below the common ancestor of ``u`` and
 ``v``, plus the halving allowance (:meth:`_BoundSearch._transfer`). A candidate therefore starts
 the next step from its previous bound minus that amount instead of from ``ln n``.
+
+The loose variants need no tables and no branch and bound: every candidate of a step is
+evaluated exactly by one numba kernel on the working tree's flat arrays
+(:mod:`treebound.pruning._loose_growth`), which recomputes only each candidate's root path and
+memoizes subtree values by canonical shape and size; ``search="all"`` builds each candidate's
+structure and calls :func:`~treebound.theory.log_growth_function_upper_bound` (the oracle).
 """
 
 from __future__ import annotations
@@ -64,6 +70,7 @@ from treebound.pruning._bound_objective import (
     tight_table_cost,
 )
 from treebound.pruning._core import WorkingTree, finish, integer_errors, node_statistics
+from treebound.pruning._loose_growth import LooseGrowth
 from treebound.theory._fitted_shapes import subtree_structures
 from treebound.theory.bounds import PAPER_ERROR_PRIOR_RATIO
 from treebound.theory.combinatorics import log_falling_factorial
@@ -109,8 +116,11 @@ def prune_bound(tree, *, delta: float = 0.05, r: float = PAPER_ERROR_PRIOR_RATIO
     cache : PartitioningCache, optional
         Memo tables shared with other calls (a fresh one per call otherwise).
     search : {"lazy", "all"}
-        "lazy" = branch and bound (exact, the default); "all" = evaluate every candidate
-        exactly at every step (the plain loop of Algorithm 3, for checking).
+        "lazy" = the fast exact search (the default): branch and bound for "tight", one
+        kernel call per step over every candidate's flat arrays for "loose"/"loose_paper";
+        "all" = evaluate every candidate's structure with
+        :func:`~treebound.theory.log_growth_function_upper_bound` at every step (the plain
+        loop of Algorithm 3, for checking).
 
     Returns
     -------
@@ -153,7 +163,8 @@ def prune_bound(tree, *, delta: float = 0.05, r: float = PAPER_ERROR_PRIOR_RATIO
     ell = effective_n_features(tree.n_categories) if n_features is None else int(n_features)
     objective = BoundObjective(m, ell, tree.n_classes, delta, r, variant,
                                PartitioningCache() if cache is None else cache)
-    state = _BoundSearch(tree, stats, objective, lazy=(search == "lazy" and variant == "tight"))
+    state = _BoundSearch(tree, stats, objective, lazy=(search == "lazy" and variant == "tight"),
+                         loose_kernel=(search == "lazy" and variant != "tight"))
     path = [(state.work.n_leaves, state.eps)]
     initial = state.eps
     while state.work.n_leaves > 1:
@@ -173,7 +184,8 @@ def prune_bound(tree, *, delta: float = 0.05, r: float = PAPER_ERROR_PRIOR_RATIO
 class _BoundSearch:
     """State of Algorithm 3 between steps: the working tree, its shapes and its bound."""
 
-    def __init__(self, tree, stats, objective: BoundObjective, lazy: bool):
+    def __init__(self, tree, stats, objective: BoundObjective, lazy: bool,
+                 loose_kernel: bool = False):
         self.tree = tree
         self.obj = objective
         self.lazy = lazy
@@ -189,7 +201,14 @@ class _BoundSearch:
         self._root_rows = None        # running log-sums of Eq. (4)'s terms, current tree
         self.n_exact = 0
         self.n_candidates = 0
-        self.log_growth = objective.log_growth(self.shapes[0])
+        # Loose variants: every candidate of a step in one kernel call on the flat arrays.
+        self.loose = LooseGrowth(self.work, self.shapes[0], objective.m, objective.n_features,
+                                 objective.n_classes, objective.variant == "loose_paper",
+                                 objective.cache) if loose_kernel else None
+        if self.loose is not None:
+            self.log_growth = float(self.loose.log_growth([-1])[0])
+        else:
+            self.log_growth = objective.log_growth(self.shapes[0])
         self.eps = float(self._eps(self._errors(self.work.loss[0]), self.work.n_leaves,
                                    self.log_growth))
         self.n_parts = objective.n_classes
@@ -255,10 +274,19 @@ class _BoundSearch:
 
     def _best_exhaustive(self, internal, base, limit):
         best = None
-        for i, u in enumerate(internal.tolist()):
-            g = self._exact(u)
-            eps = float(base[i] + self.obj.growth_part(g))
-            best = _better(best, (eps, -int(self.work.leaves[u]), u, g))
+        if self.loose is not None:
+            growth = self.loose.log_growth(internal)
+            self.n_exact += int(internal.size)
+            eps_all = base + self.obj.growth_part(growth)
+            leaves = self.work.leaves[internal]
+            for u, eps, g, n in zip(internal.tolist(), eps_all.tolist(), growth.tolist(),
+                                    leaves.tolist(), strict=True):
+                best = _better(best, (eps, -n, u, g))
+        else:
+            for i, u in enumerate(internal.tolist()):
+                g = self._exact(u)
+                eps = float(base[i] + self.obj.growth_part(g))
+                best = _better(best, (eps, -int(self.work.leaves[u]), u, g))
         if best is None or best[0] > limit:
             return None
         return best[2], best[0], best[3]
@@ -411,6 +439,8 @@ class _BoundSearch:
         if self.lazy:
             self._transfer(u)
         self.work.collapse(u)
+        if self.loose is not None:
+            self.loose.collapse(u)
         shapes, fc, parent = self.shapes, self.first_child, self.parent
         shapes[u] = TreeStructure.leaf()
         p = parent[u]
