@@ -103,10 +103,11 @@ def naive_bound(tree: Tree, m, n_features, delta=0.05, r=2.0**-13.7, variant="ti
     """Eq. (8) of the whole tree, everything recomputed from scratch (fresh cache)."""
     structure = TreeStructure.from_tree(tree)
     k = tree_errors(tree)
-    log_growth = log_growth_function_upper_bound(structure, 2 * m, n_features, tree.n_classes,
+    log_growth = log_growth_function_upper_bound(structure, n_examples=2 * m,
+                                                 n_features=n_features, n_classes=tree.n_classes,
                                                  variant=variant, cache=PartitioningCache())
-    return shawe_taylor_bound(m, k, log_growth, log_error_prior(k, r),
-                              log_structure_prior(tree.n_leaves), delta)
+    return shawe_taylor_bound(m, n_errors=k, log_growth=log_growth, log_q=log_error_prior(k, r=r),
+                              log_p=log_structure_prior(tree.n_leaves), delta=delta)
 
 
 def naive_collapse_bounds(tree: Tree, m, n_features, **kw) -> dict[int, float]:

@@ -10,6 +10,7 @@ MODULES = [
     "treebound.dyadic._penalty",
     "treebound.dyadic._scaling",
     "treebound.dyadic._search",
+    "treebound.dyadic._selection",
 ]
 
 

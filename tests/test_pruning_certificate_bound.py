@@ -22,8 +22,10 @@ def _hti(tree, X, y, ell_log_w):
     m = len(y)
     k = int(np.count_nonzero(tree.majority_class[tree.apply(X)] != y))
     L = tree.n_leaves
-    log_growth = log_leaf_assignment_growth_bound(5 * m, L, tree.n_classes, (L - 1) * ell_log_w)
-    return hypergeometric_tail_inversion_bound(m, k, log_growth, 0.05, 4 * m,
+    log_growth = log_leaf_assignment_growth_bound(5 * m, n_leaves=L, n_classes=tree.n_classes,
+                                                  log_test_choices=(L - 1) * ell_log_w)
+    return hypergeometric_tail_inversion_bound(m, n_errors=k, log_growth=log_growth, delta=0.05,
+                                               ghost_size=4 * m,
                                                log_prior=log_structure_prior(L))
 
 
@@ -40,7 +42,8 @@ def _compression(tree, old_to_new, X, y, pairs, ell_log_w):
     log_p = log_structure_prior(L) - (L - 1) * ell_log_w - L * math.log(tree.n_classes)
     if N:
         log_p -= math.log(2 * N - 1) + log_surjections_bound(2 * N, d) - N * math.log(2.0)
-    return sample_compression_bound(m, int(np.count_nonzero(wrong & ~in_set)), d, log_p, 0.05)
+    return sample_compression_bound(m, n_errors_outside=int(np.count_nonzero(wrong & ~in_set)),
+                                    compression_size=d, log_message_prior=log_p, delta=0.05)
 
 
 def _naive(grown, X, y, criterion):

@@ -3,9 +3,24 @@
 import doctest
 import importlib
 
+import matplotlib
 import pytest
 
-MODULES = ["treebound.pruning", "treebound.pruning.bound"]
+matplotlib.use("Agg")
+
+MODULES = [
+    "treebound.pruning",
+    "treebound.pruning.bound",
+    "treebound.pruning._core",
+    "treebound.pruning._dispatch",
+    "treebound.pruning._bound_objective",
+    "treebound.pruning.certificate_bound",
+    "treebound.pruning.cost_complexity",
+    "treebound.pruning.reduced_error",
+    "treebound.pruning.srm",
+    "treebound.pruning.plot",
+    "treebound._options",
+]
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -306,5 +306,5 @@ def test_log_stirling_table_grows_only_along_the_short_axis():
 
     cache = PartitioningCache()
     for parts in range(1, 60):
-        table = cache.log_stirling(100, parts)
+        table = cache._log_stirling_upto(100, parts)
         assert table.shape[0] > parts and table.shape[1] <= 2 * 101

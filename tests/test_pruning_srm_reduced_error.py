@@ -82,8 +82,8 @@ def test_vc_bounds_of_binary_trees_match_the_theory_module(seed):
     tree = grow(X, y, np.ones(150), np.zeros(3, dtype=np.int64),
                 GrowthSettings(max_leaf_nodes=9), n_classes=2)
     shape = TreeStructure.from_tree(tree)
-    assert subtree_vcdim_bounds(tree, "lower")[0] == vcdim_lower_bound(shape, 3)
-    assert subtree_vcdim_bounds(tree, "upper")[0] == vcdim_upper_bound(shape, 3)
+    assert subtree_vcdim_bounds(tree, "lower")[0] == vcdim_lower_bound(shape, n_features=3)
+    assert subtree_vcdim_bounds(tree, "upper")[0] == vcdim_upper_bound(shape, n_features=3)
 
 
 def test_srm_rejects_regression_trees_and_bad_options():

@@ -132,23 +132,26 @@ def _assert_one_line_refusal(exc_info, limit_text):
 @pytest.mark.parametrize("leaves", [10, 100])
 def test_growth_function_at_ten_million_examples_refuses(leaves, no_work):
     with pytest.raises(ResourceLimitError) as info:
-        log_growth_function_upper_bound(balanced(leaves), 10**7, 10, 2)
+        log_growth_function_upper_bound(balanced(leaves), n_examples=10**7, n_features=10,
+                                        n_classes=2)
     _assert_one_line_refusal(info, "1 GB")
 
 
 @pytest.mark.parametrize("m", [10**9, 10**20])
 def test_huge_sample_sizes_refuse(m, no_work):
     with pytest.raises(ResourceLimitError):
-        log_growth_function_upper_bound(TreeStructure.parse("((L,L),L)"), m, 10, 2)
+        log_growth_function_upper_bound(TreeStructure.parse("((L,L),L)"), n_examples=m,
+                                        n_features=10, n_classes=2)
     with pytest.raises(ResourceLimitError):
-        log_partitioning_upper_bound(TreeStructure.parse("((L,L),L)"), 2, m, 10)
+        log_partitioning_upper_bound(TreeStructure.parse("((L,L),L)"), n_parts=2, n_examples=m,
+                                     n_features=10)
 
 
 def test_exact_tables_refuse_large_m(no_work):
     with pytest.raises(ResourceLimitError, match="growth_function_upper_bound"):
-        growth_function_upper_bound(balanced(10), 5000, 10, 2)
+        growth_function_upper_bound(balanced(10), n_examples=5000, n_features=10, n_classes=2)
     with pytest.raises(ResourceLimitError, match="partitioning_upper_bound"):
-        partitioning_upper_bound(balanced(10), 2, 5000, 10)
+        partitioning_upper_bound(balanced(10), n_parts=2, n_examples=5000, n_features=10)
 
 
 def test_enumerate_22_leaves_refuses(monkeypatch):
@@ -165,15 +168,15 @@ def test_enumerate_22_leaves_refuses(monkeypatch):
 def test_deep_and_balanced_structures(no_work):
     deep = TreeStructure.parse(deep_path_text(10_000))  # iterative: no recursion limit
     assert deep.n_leaves == 10_001 and deep.height == 10_000
-    assert vcdim_lower_bound(deep, 10) > 0
+    assert vcdim_lower_bound(deep, n_features=10) > 0
     with pytest.raises(ResourceLimitError, match="memory"):
-        vcdim_upper_bound(deep, 10)
+        vcdim_upper_bound(deep, n_features=10)
     wide = balanced(10_000)
-    assert vcdim_lower_bound(wide, 10) > 10_000
+    assert vcdim_lower_bound(wide, n_features=10) > 10_000
     with pytest.raises(ResourceLimitError, match="vcdim_upper_bound"):
-        vcdim_upper_bound(wide, 10)
+        vcdim_upper_bound(wide, n_features=10)
     with pytest.raises(ResourceLimitError):
-        log_growth_function_upper_bound(deep, 10**6, 10, 2)
+        log_growth_function_upper_bound(deep, n_examples=10**6, n_features=10, n_classes=2)
 
 
 def test_a_huge_structure_string_is_refused_before_parsing():
@@ -205,22 +208,22 @@ def test_combinatorics_refuse_huge_integers():
     with pytest.raises(ResourceLimitError, match="log_stirling2_table"):
         log_stirling2_table(10**9, 10)
     with pytest.raises(ResourceLimitError):
-        yildiz_full_tree_lower_bound(10**12, 10**12)
+        yildiz_full_tree_lower_bound(10**12, n_features=10**12)
 
 
 def test_tail_inversions_refuse_huge_samples(no_work):
     with pytest.raises(ResourceLimitError, match="binomial_tail_inversion"):
-        binomial_tail_inversion(10**8, 10**9)
+        binomial_tail_inversion(10**8, n_examples=10**9)
     with pytest.raises(ResourceLimitError, match="lower"):
-        binomial_tail_lower_inversion(10, 10**9)
+        binomial_tail_lower_inversion(10, n_examples=10**9)
     with pytest.raises(ResourceLimitError, match="hypergeometric"):
-        hypergeometric_tail_inversion_bound(10**9, 10**8, 100.0)
+        hypergeometric_tail_inversion_bound(10**9, n_errors=10**8, log_growth=100.0)
 
 
 def test_time_limit_refuses_too():
     with resource_limits(max_memory=None, max_seconds=0.5):
         with pytest.raises(ResourceLimitError, match="time limit of 0.5 s"):
-            vcdim_upper_bound(balanced(2000), 10)
+            vcdim_upper_bound(balanced(2000), n_features=10)
 
 
 # ------------------------------------------------------------ ordinary requests still run
@@ -228,16 +231,18 @@ def test_ordinary_requests_are_not_refused():
     assert log_structure_prior(10_000) < 0  # the log-space recurrence: well under a second
     assert len(enumerate_structures(10)) == 98
     stump = TreeStructure.stump()
-    assert vcdim_upper_bound(stump, 10) == 6
-    assert log_growth_function_upper_bound(balanced(40), 7000, 57, 2) > 0
-    assert growth_function_upper_bound(stump, 12, 10, 3) > 0
-    assert binomial_tail_inversion(50, 1000) > 0.05
+    assert vcdim_upper_bound(stump, n_features=10) == 6
+    assert log_growth_function_upper_bound(balanced(40), n_examples=7000, n_features=57,
+                                           n_classes=2) > 0
+    assert growth_function_upper_bound(stump, n_examples=12, n_features=10, n_classes=3) > 0
+    assert binomial_tail_inversion(50, n_examples=1000) > 0.05
 
 
 def test_raised_limits_let_the_work_run():
     with resource_limits(max_memory="64G", max_seconds=None):
         # the check passes; the computation itself is small enough to run here
-        assert log_growth_function_upper_bound(balanced(4), 2000, 3, 2) > 0
+        assert log_growth_function_upper_bound(balanced(4), n_examples=2000, n_features=3,
+                                               n_classes=2) > 0
 
 
 def test_fitting_and_pruning_are_not_limited():
@@ -255,22 +260,24 @@ def test_stump_partitioning_bound_is_exact_and_fast():
     for m in range(0, 30):
         for ell in (1, 2, 3, 7, 100, 10**9):
             naive = sum(min(2 * ell, math.comb(m, k)) for k in range(1, m)) // 2
-            assert stump_partitioning_upper_bound(m, ell) == naive
-    assert stump_partitioning_upper_bound(10**15, 3) == 3 * (10**15 - 1)
+            assert stump_partitioning_upper_bound(m, n_features=ell) == naive
+    assert stump_partitioning_upper_bound(10**15, n_features=3) == 3 * (10**15 - 1)
 
 
 def test_binary_lower_bound_without_arities_equals_all_two_arities():
     for text in ("((L,L),L)", "(((L,L),(L,L)),((L,L),L))", deep_path_text(30)):
         t = TreeStructure.parse(text)
         for ell in (1, 2, 5, 40):
-            assert vcdim_lower_bound(t, ell, "binary") == \
-                vcdim_lower_bound(t, ell, "binary", arities=[2] * ell)
-    assert vcdim_lower_bound(TreeStructure.stump(), 10**12, "binary") == 40
+            assert vcdim_lower_bound(t, n_features=ell, feature_type="binary") == \
+                vcdim_lower_bound(t, n_features=ell, feature_type="binary", arities=[2] * ell)
+    assert vcdim_lower_bound(TreeStructure.stump(), n_features=10**12, feature_type="binary") == 40
 
 
 def test_a_cache_that_holds_the_tables_is_not_refused():
     t = balanced(6)
     cache = PartitioningCache()
-    value = log_growth_function_upper_bound(t, 3000, 4, 2, cache=cache)
+    value = log_growth_function_upper_bound(t, n_examples=3000, n_features=4, n_classes=2,
+                                            cache=cache)
     with resource_limits(max_memory=2**20 + 1):  # tables already built: only the root is new
-        assert log_growth_function_upper_bound(t, 3000, 4, 2, cache=cache) == value
+        assert log_growth_function_upper_bound(t, n_examples=3000, n_features=4, n_classes=2,
+                                               cache=cache) == value

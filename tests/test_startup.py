@@ -42,6 +42,20 @@ def test_theory_command_loads_no_estimator_dependency():
     assert not loaded & {"sklearn", "pandas", "matplotlib"}
 
 
+def test_theory_command_leaves_the_tail_inversions_unloaded():
+    probe = ("from treebound.cli.main import app\n"
+             "app(['vcdim', '(L,L)', '--features', '2', '--examples', '20'], standalone_mode=False)\n"
+             "import sys; print('scipy.special' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert out.stdout.split()[-1] == "False"
+    from treebound import theory
+
+    assert theory.binomial_tail_inversion(0, n_examples=10, delta=0.05) > 0
+    assert set(theory.__all__) <= set(dir(theory))
+    with pytest.raises(AttributeError, match="no attribute 'nope'"):
+        theory.nope  # noqa: B018
+
+
 @pytest.mark.parametrize("module", [
     "treebound.pruning", "treebound.pruning.bound", "treebound.tree", "treebound.tree._storage",
     "treebound.certificates", "treebound.dyadic", "treebound.theory", "treebound.mic",

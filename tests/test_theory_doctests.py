@@ -7,14 +7,18 @@ import pytest
 
 MODULES = [
     "treebound.theory.structures",
+    "treebound.theory._fitted_shapes",
+    "treebound.theory._cache",
     "treebound.theory.combinatorics",
     "treebound.theory.partitioning",
     "treebound.theory.vcdim",
     "treebound.theory.shattering",
     "treebound.theory.bounds",
     "treebound.theory.tail_inversion",
+    "treebound.theory._hypergeometric",
     "treebound.certificates",
     "treebound.certificates._certificate",
+    "treebound._resources",
 ]
 
 

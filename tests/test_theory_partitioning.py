@@ -113,7 +113,8 @@ def test_bound_dominates_brute_force_on_random_samples(text, ell):
             X = rng.permuted(np.tile(np.arange(m, dtype=float), (ell, 1)), axis=1).T
             counts = realizable_partitions(t, X)
             for c, count in counts.items():
-                assert count <= partitioning_upper_bound(t, c, m, ell), (text, ell, m, c)
+                assert count <= partitioning_upper_bound(t, n_parts=c, n_examples=m,
+                                                         n_features=ell), (text, ell, m, c)
 
 
 def test_brute_force_matches_theorem7_samples():
@@ -131,35 +132,35 @@ def test_brute_force_matches_theorem7_samples():
 # ----------------------------------------------------------------- paper's numbers
 def test_reference_values():
     leaf = TreeStructure.leaf()
-    assert partitioning_upper_bound(leaf, 1, 4, 10) == 1
-    assert partitioning_upper_bound(leaf, 2, 4, 10) == 0
-    assert partitioning_upper_bound(STUMP, 1, 4, 10) == 1
-    assert partitioning_upper_bound(STUMP, 1, 50, 10) == 1
-    assert partitioning_upper_bound(STUMP, 2, 1, 10) == 0
-    assert partitioning_upper_bound(STUMP, 2, 6, 10) == 2**5 - 1
-    assert partitioning_upper_bound(STUMP, 2, 7, 10) < 2**6 - 1
+    assert partitioning_upper_bound(leaf, n_parts=1, n_examples=4, n_features=10) == 1
+    assert partitioning_upper_bound(leaf, n_parts=2, n_examples=4, n_features=10) == 0
+    assert partitioning_upper_bound(STUMP, n_parts=1, n_examples=4, n_features=10) == 1
+    assert partitioning_upper_bound(STUMP, n_parts=1, n_examples=50, n_features=10) == 1
+    assert partitioning_upper_bound(STUMP, n_parts=2, n_examples=1, n_features=10) == 0
+    assert partitioning_upper_bound(STUMP, n_parts=2, n_examples=6, n_features=10) == 2**5 - 1
+    assert partitioning_upper_bound(STUMP, n_parts=2, n_examples=7, n_features=10) < 2**6 - 1
     t = P("((L,L),L)")
-    assert partitioning_upper_bound(t, 2, 16, 10) == 2**15 - 1
-    assert partitioning_upper_bound(t, 2, 17, 10) < 2**16 - 1
-    assert growth_function_upper_bound(STUMP, 1, 10, 3) == 3
-    assert growth_function_upper_bound(STUMP, 2, 10, 3) == 3 + 6
+    assert partitioning_upper_bound(t, n_parts=2, n_examples=16, n_features=10) == 2**15 - 1
+    assert partitioning_upper_bound(t, n_parts=2, n_examples=17, n_features=10) < 2**16 - 1
+    assert growth_function_upper_bound(STUMP, n_examples=1, n_features=10, n_classes=3) == 3
+    assert growth_function_upper_bound(STUMP, n_examples=2, n_features=10, n_classes=3) == 3 + 6
 
 
 @pytest.mark.parametrize("ell", range(1, 7))
 def test_stump_bound_is_theorem7(ell):
     for m in range(0, 60):
-        assert partitioning_upper_bound(STUMP, 2, m, ell) == min(
-            stump_partitioning_upper_bound(m, ell), stirling2(m, 2))
+        assert partitioning_upper_bound(STUMP, n_parts=2, n_examples=m, n_features=ell) == min(
+            stump_partitioning_upper_bound(m, n_features=ell), stirling2(m, 2))
         if m >= 2 * ell:  # Theorem 7 reduces to the trivial bound ell (m - 1)
-            assert stump_partitioning_upper_bound(m, ell) == ell * (m - 1)
-    assert stump_partitioning_upper_bound(100, 3) == 3 * 99
+            assert stump_partitioning_upper_bound(m, n_features=ell) == ell * (m - 1)
+    assert stump_partitioning_upper_bound(100, n_features=3) == 3 * 99
 
 
 def test_theorem7_equality_on_appendix_a4_matrices():
     for m, rows in APPENDIX_A4_PERMUTATIONS.items():
         for ell in range(1, len(rows) + 2):
-            assert count_stump_bipartitions(rows[:ell]) == stump_partitioning_upper_bound(m, ell)
-            assert partitioning_upper_bound(STUMP, 2, m, ell) == stump_partitioning_upper_bound(m, ell)
+            assert count_stump_bipartitions(rows[:ell]) == stump_partitioning_upper_bound(m, n_features=ell)
+            assert partitioning_upper_bound(STUMP, n_parts=2, n_examples=m, n_features=ell) == stump_partitioning_upper_bound(m, n_features=ell)
 
 
 def test_loose_paper_is_not_a_bound():
@@ -167,14 +168,17 @@ def test_loose_paper_is_not_a_bound():
     # 4 distinct 4-partitions of 5 points on a line are realizable: brute force on one feature.
     X = np.arange(5, dtype=float).reshape(-1, 1)
     assert realizable_partitions(t, X)[4] == 4
-    assert partitioning_upper_bound(t, 4, 5, 1, variant="tight") == 4
-    assert partitioning_upper_bound(t, 4, 5, 1, variant="loose") == 8
-    assert partitioning_upper_bound(t, 4, 5, 1, variant="loose_paper") == 1
+    assert partitioning_upper_bound(t, n_parts=4, n_examples=5, n_features=1, variant="tight") == 4
+    assert partitioning_upper_bound(t, n_parts=4, n_examples=5, n_features=1, variant="loose") == 8
+    assert partitioning_upper_bound(t, n_parts=4, n_examples=5, n_features=1,
+                                    variant="loose_paper") == 1
     for ell in (1, 2, 5):
         for m in range(2 * ell + 1, 40):
             # Theorem 7 is an equality for 2 ell <= m: the true count is ell (m - 1).
-            assert partitioning_upper_bound(STUMP, 2, m, ell, variant="loose_paper") == ell * (m - 2)
-            assert partitioning_upper_bound(STUMP, 2, m, ell, variant="loose") == ell * (m - 1)
+            assert partitioning_upper_bound(STUMP, n_parts=2, n_examples=m, n_features=ell,
+                                            variant="loose_paper") == ell * (m - 2)
+            assert partitioning_upper_bound(STUMP, n_parts=2, n_examples=m, n_features=ell,
+                                            variant="loose") == ell * (m - 1)
 
 
 # ----------------------------------------------------------------- invariants
@@ -184,8 +188,10 @@ def test_log_matches_exact_and_tight_below_loose(t, m, ell, c):
     cache = PartitioningCache()
     values = {}
     for variant in VARIANTS:
-        exact = partitioning_upper_bound(t, c, m, ell, variant=variant, cache=cache)
-        approx = log_partitioning_upper_bound(t, c, m, ell, variant=variant, cache=cache)
+        exact = partitioning_upper_bound(t, n_parts=c, n_examples=m, n_features=ell,
+                                         variant=variant, cache=cache)
+        approx = log_partitioning_upper_bound(t, n_parts=c, n_examples=m, n_features=ell,
+                                              variant=variant, cache=cache)
         assert close_in_log(approx, exact)
         assert 0 <= exact <= stirling2(m, c)
         values[variant] = exact
@@ -197,34 +203,40 @@ def test_log_matches_exact_and_tight_below_loose(t, m, ell, c):
 @given(shapes(6), shapes(6), st.integers(1, 30), st.integers(1, 4), st.integers(2, 4))
 def test_bound_is_invariant_under_swapping_children(a, b, m, ell, c):
     for variant in VARIANTS:
-        x = partitioning_upper_bound(TreeStructure.node(a, b), c, m, ell, variant=variant)
-        y = partitioning_upper_bound(TreeStructure.node(b, a), c, m, ell, variant=variant)
+        x = partitioning_upper_bound(TreeStructure.node(a, b), n_parts=c, n_examples=m,
+                                     n_features=ell, variant=variant)
+        y = partitioning_upper_bound(TreeStructure.node(b, a), n_parts=c, n_examples=m,
+                                     n_features=ell, variant=variant)
         assert x == y
 
 
 @settings(max_examples=25, deadline=None)
 @given(shapes(8), st.integers(1, 50), st.integers(1, 4), st.integers(1, 5))
 def test_growth_bound_log_matches_exact(t, m, ell, n):
-    exact = growth_function_upper_bound(t, m, ell, n)
-    assert close_in_log(log_growth_function_upper_bound(t, m, ell, n), exact)
+    exact = growth_function_upper_bound(t, n_examples=m, n_features=ell, n_classes=n)
+    assert close_in_log(log_growth_function_upper_bound(t, n_examples=m, n_features=ell,
+                                                        n_classes=n), exact)
     if m <= t.n_leaves:
         assert exact == n**m  # every labelling of m <= L points is realizable
     if n == 2:
-        assert exact == 2 + 2 * partitioning_upper_bound(t, 2, m, ell) if m >= 2 else exact == 2
+        assert exact == 2 + 2 * partitioning_upper_bound(t, n_parts=2, n_examples=m,
+                                                         n_features=ell) if m >= 2 else exact == 2
 
 
 def test_growth_bound_at_zero_examples():
-    assert growth_function_upper_bound(STUMP, 0, 3, 2) == 1
-    assert log_growth_function_upper_bound(STUMP, 0, 3, 2) == 0.0
+    assert growth_function_upper_bound(STUMP, n_examples=0, n_features=3, n_classes=2) == 1
+    assert log_growth_function_upper_bound(STUMP, n_examples=0, n_features=3, n_classes=2) == 0.0
 
 
 def test_growth_bound_multiclass_sum():
     t = P("(((L,L),L),(L,L))")
     cache = PartitioningCache()
     m, ell, n = 30, 3, 4
-    expected = sum(falling_factorial(n, a) * partitioning_upper_bound(t, a, m, ell, cache=cache)
+    expected = sum(falling_factorial(n, a) * partitioning_upper_bound(t, n_parts=a, n_examples=m,
+                                                                      n_features=ell, cache=cache)
                    for a in range(1, 5))
-    assert growth_function_upper_bound(t, m, ell, n, cache=cache) == expected
+    assert growth_function_upper_bound(t, n_examples=m, n_features=ell, n_classes=n,
+                                       cache=cache) == expected
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -235,7 +247,7 @@ def test_fft_tables_match_exact_integers(seed):
     ell, C, M = int(rng.integers(1, 4)), 3, 90
     table = ensure_log_tables(t, C, M, ell, PartitioningCache(), method="fft")
     exact = _ensure_exact_tables(t, C, M, ell, PartitioningCache())
-    assert partitioning_upper_bound(t, C, M, ell) == exact[C][M]
+    assert partitioning_upper_bound(t, n_parts=C, n_examples=M, n_features=ell) == exact[C][M]
     for c in range(1, C + 1):
         for m in range(0, M + 1):
             assert close_in_log(table[c, m], exact[c][m])
@@ -258,8 +270,10 @@ def test_large_tree_log_bound_is_finite_and_ordered():
     rng = np.random.default_rng(3)
     t = random_shape(60, rng)
     cache = PartitioningCache()
-    tight = log_growth_function_upper_bound(t, 5000, 10, 2, cache=cache)
-    loose = log_growth_function_upper_bound(t, 5000, 10, 2, variant="loose", cache=cache)
+    tight = log_growth_function_upper_bound(t, n_examples=5000, n_features=10, n_classes=2,
+                                            cache=cache)
+    loose = log_growth_function_upper_bound(t, n_examples=5000, n_features=10, n_classes=2,
+                                            variant="loose", cache=cache)
     assert 0 < tight <= loose < math.inf
     assert tight <= 5000 * math.log(2)
 
@@ -269,16 +283,18 @@ def test_cache_is_shared_and_clearable():
     cache = PartitioningCache()
     a = P("(((L,L),(L,L)),((L,L),L))")
     b = P("((((L,L),(L,L)),L),(L,L))")
-    x = log_growth_function_upper_bound(a, 300, 4, 3, cache=cache)
+    x = log_growth_function_upper_bound(a, n_examples=300, n_features=4, n_classes=3, cache=cache)
     n_after_a = len(cache)
     assert n_after_a > 0
-    y = log_growth_function_upper_bound(b, 300, 4, 3, cache=cache)
+    y = log_growth_function_upper_bound(b, n_examples=300, n_features=4, n_classes=3, cache=cache)
     assert len(cache) > n_after_a
-    assert x == log_growth_function_upper_bound(a, 300, 4, 3)
-    assert y == log_growth_function_upper_bound(b, 300, 4, 3)
+    assert x == log_growth_function_upper_bound(a, n_examples=300, n_features=4, n_classes=3)
+    assert y == log_growth_function_upper_bound(b, n_examples=300, n_features=4, n_classes=3)
     # Asking for more examples or parts grows the tables and keeps the values.
-    assert math.isclose(log_growth_function_upper_bound(b, 600, 4, 5, cache=cache),
-                        log_growth_function_upper_bound(b, 600, 4, 5), rel_tol=1e-12)
+    assert math.isclose(log_growth_function_upper_bound(b, n_examples=600, n_features=4,
+                                                        n_classes=5, cache=cache),
+                        log_growth_function_upper_bound(b, n_examples=600, n_features=4,
+                                                        n_classes=5), rel_tol=1e-12)
     cache.clear()
     assert len(cache) == 0
 
@@ -287,17 +303,27 @@ def test_cache_is_shared_and_clearable():
 @pytest.mark.parametrize(
     "call, exc",
     [
-        (lambda: partitioning_upper_bound(STUMP, 2, -1, 3), ValueError),
-        (lambda: partitioning_upper_bound(STUMP, 0, 5, 3), ValueError),
-        (lambda: partitioning_upper_bound(STUMP, 2, 5, 0), ValueError),
-        (lambda: partitioning_upper_bound(STUMP, 2, 5, 3, variant="medium"), ValueError),
-        (lambda: partitioning_upper_bound("(L,L)", 2, 5, 3), TypeError),
-        (lambda: partitioning_upper_bound(STUMP, 2, 5.0, 3), TypeError),
-        (lambda: partitioning_upper_bound(STUMP, True, 5, 3), TypeError),
-        (lambda: log_partitioning_upper_bound(STUMP, 2, 5, 3, cache={}), TypeError),
-        (lambda: growth_function_upper_bound(STUMP, 5, 3, 0), ValueError),
-        (lambda: log_growth_function_upper_bound(STUMP, 5, 3, 2, variant="x"), ValueError),
-        (lambda: stump_partitioning_upper_bound(5, 0), ValueError),
+        (lambda: partitioning_upper_bound(STUMP, n_parts=2, n_examples=-1, n_features=3),
+         ValueError),
+        (lambda: partitioning_upper_bound(STUMP, n_parts=0, n_examples=5, n_features=3),
+         ValueError),
+        (lambda: partitioning_upper_bound(STUMP, n_parts=2, n_examples=5, n_features=0),
+         ValueError),
+        (lambda: partitioning_upper_bound(STUMP, n_parts=2, n_examples=5, n_features=3,
+                                          variant="medium"), ValueError),
+        (lambda: partitioning_upper_bound("(L,L)", n_parts=2, n_examples=5, n_features=3),
+         TypeError),
+        (lambda: partitioning_upper_bound(STUMP, n_parts=2, n_examples=5.0, n_features=3),
+         TypeError),
+        (lambda: partitioning_upper_bound(STUMP, n_parts=True, n_examples=5, n_features=3),
+         TypeError),
+        (lambda: log_partitioning_upper_bound(STUMP, n_parts=2, n_examples=5, n_features=3,
+                                              cache={}), TypeError),
+        (lambda: growth_function_upper_bound(STUMP, n_examples=5, n_features=3, n_classes=0),
+         ValueError),
+        (lambda: log_growth_function_upper_bound(STUMP, n_examples=5, n_features=3, n_classes=2,
+                                                 variant="x"), ValueError),
+        (lambda: stump_partitioning_upper_bound(5, n_features=0), ValueError),
     ],
 )
 def test_bad_input(call, exc):
@@ -306,21 +332,26 @@ def test_bad_input(call, exc):
 
 
 def test_zero_cases():
-    assert partitioning_upper_bound(STUMP, 3, 10, 3) == 0  # more parts than leaves
-    assert log_partitioning_upper_bound(STUMP, 3, 2, 3) == -math.inf
-    assert partitioning_upper_bound(P("((L,L),L)"), 3, 3, 1) == 1  # c = m <= L
+    assert partitioning_upper_bound(STUMP, n_parts=3, n_examples=10,
+                                    n_features=3) == 0  # more parts than leaves
+    assert log_partitioning_upper_bound(STUMP, n_parts=3, n_examples=2, n_features=3) == -math.inf
+    assert partitioning_upper_bound(P("((L,L),L)"), n_parts=3, n_examples=3,
+                                    n_features=1) == 1  # c = m <= L
     for m, c in itertools.product(range(0, 5), range(1, 5)):
-        assert partitioning_upper_bound(P("((L,L),(L,L))"), c, m, 2) == stirling2(m, c)
+        assert partitioning_upper_bound(P("((L,L),(L,L))"), n_parts=c, n_examples=m,
+                                        n_features=2) == stirling2(m, c)
 
 
 def test_cache_memory_budget_evicts_least_recently_used():
     t = P("((((L,L),(L,L)),L),((L,L),L))")
     unlimited = PartitioningCache(max_bytes=None)
-    reference = log_growth_function_upper_bound(t, 3000, 5, 3, cache=unlimited)
+    reference = log_growth_function_upper_bound(t, n_examples=3000, n_features=5, n_classes=3,
+                                                cache=unlimited)
     assert unlimited.nbytes > 0
     small = PartitioningCache(max_bytes=unlimited.nbytes // 3)
     for _ in range(2):  # recomputes what was evicted, same value
-        assert log_growth_function_upper_bound(t, 3000, 5, 3, cache=small) == reference
+        assert log_growth_function_upper_bound(t, n_examples=3000, n_features=5, n_classes=3,
+                                               cache=small) == reference
         assert small.nbytes <= small.max_bytes
     with pytest.raises(ValueError):
         PartitioningCache(max_bytes=-1)
@@ -332,10 +363,13 @@ def test_default_pipeline_matches_exact_beyond_fft_threshold():
     cache = PartitioningCache()
     for m in (300, 420):
         for c in (2, 3):
-            exact = partitioning_upper_bound(t, c, m, 3, cache=cache)
-            assert close_in_log(log_partitioning_upper_bound(t, c, m, 3, cache=cache), exact)
-        exact_growth = growth_function_upper_bound(t, m, 3, 4, cache=cache)
-        assert close_in_log(log_growth_function_upper_bound(t, m, 3, 4, cache=cache), exact_growth)
+            exact = partitioning_upper_bound(t, n_parts=c, n_examples=m, n_features=3, cache=cache)
+            assert close_in_log(log_partitioning_upper_bound(t, n_parts=c, n_examples=m,
+                                                             n_features=3, cache=cache), exact)
+        exact_growth = growth_function_upper_bound(t, n_examples=m, n_features=3, n_classes=4,
+                                                   cache=cache)
+        assert close_in_log(log_growth_function_upper_bound(t, n_examples=m, n_features=3,
+                                                            n_classes=4, cache=cache), exact_growth)
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -348,9 +382,9 @@ def test_direct_sums_of_selected_rows_match_all_rows(seed):
     C, M, ell = 4, 300, int(rng.integers(1, 20))
     cache = PartitioningCache()
     ensure_log_tables(t, C, M, ell, cache)
-    store = cache.store("tight_log", ell)
+    store = cache._store("tight_log", ell)
     left, right = store[t.left], store[t.right]
-    coef = cache.log_coef(C)
+    coef = cache._log_coef_upto(C)
     for binomial in (True, False):
         full = node_sums_direct(left, right, t.left.n_leaves, t.right.n_leaves, math.log(2 * ell),
                                 t.n_leaves + 1, M, binomial, coef, C)

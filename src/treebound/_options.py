@@ -63,7 +63,41 @@ REGRESSION_METHODS = ("ccp_cv", "mcart_cv", "reduced_error")
 
 
 def resolve_params(method: str, params: dict | None, *, task: str = "classification") -> dict:
-    """Defaults merged with ``params``, validated; raises ``ValueError`` naming unknown keys."""
+    """The options of a pruning method: defaults merged with ``params``, validated.
+
+    Parameters
+    ----------
+    method : {"bound", "ccp_cv", "mcart_cv", "srm", "reduced_error"}
+        The pruning method (:data:`METHODS`).
+    params : dict or None
+        ``pruning_params`` as the user gave them; keys must be options of ``method`` (see
+        :data:`PARAMETERS`). For "bound", ``error_prior_exponent`` is turned into
+        ``r = 2**-exponent`` (the ratio of the error prior of Leboeuf et al. 2020, section 6.2).
+    task : {"classification", "regression"}, default="classification"
+        Regression trees accept only :data:`REGRESSION_METHODS`.
+
+    Returns
+    -------
+    dict
+        Every option of the method with its value.
+
+    Raises
+    ------
+    ValueError
+        For an unknown method or option, a value out of range, or a method that does not apply
+        to ``task``.
+
+    Examples
+    --------
+    >>> resolve_params("ccp_cv", None)
+    {'n_folds': 10, 'rule': 'min', 'risk': 'error'}
+    >>> round(resolve_params("bound", {"error_prior_exponent": 13.1})["r"] * 2**13.1, 12)
+    1.0
+    >>> resolve_params("bound", {"alpha": 1})
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown pruning_params ['alpha'] for pruning='bound'; accepted: [...]
+    """
     if method not in PARAMETERS:
         raise ValueError(f"unknown pruning method {method!r}: expected one of {METHODS}")
     if task == "regression" and method not in REGRESSION_METHODS:

@@ -48,7 +48,24 @@ _NO_LIMIT = ("none", "inf", "unlimited", "off")
 
 
 class ResourceLimitError(ValueError):
-    """A computation that would need more memory or time than the current limits allow."""
+    """A computation that would need more memory or time than the current limits allow.
+
+    A ``ValueError``; the message names the estimate, the limit and how to raise it
+    (:func:`resource_limits` or the environment variables ``TREEBOUND_MAX_MEMORY`` and
+    ``TREEBOUND_MAX_SECONDS``).
+
+    Examples
+    --------
+    >>> from treebound import ResourceLimitError, resource_limits
+    >>> from treebound.theory import TreeStructure, log_growth_function_upper_bound
+    >>> try:
+    ...     with resource_limits(max_memory="1M"):
+    ...         log_growth_function_upper_bound(TreeStructure.full(3), n_examples=10**6,
+    ...                                         n_features=10, n_classes=2)
+    ... except ResourceLimitError as exc:
+    ...     print(str(exc)[:60])
+    log_growth_function_upper_bound (8 leaves, m=1000000, tight)
+    """
 
 
 @dataclass(frozen=True)
@@ -137,21 +154,33 @@ _KEEP = object()
 def resource_limits(max_memory=_KEEP, max_seconds=_KEEP):
     """Set the memory and time limits of the guarded functions inside a ``with`` block.
 
+    The guarded functions (growth-function tables, VC-dimension searches, structure
+    enumeration, tree plots, ...) estimate what they need before starting and raise
+    :class:`ResourceLimitError` when it is over a limit. Fitting, pruning and certificates are
+    sized by the data already in memory and run without these limits.
+
     Parameters
     ----------
-    max_memory : int, float, str or None
+    max_memory : int, float, str or None, optional
         Bytes, or a size such as ``"512M"`` or ``"8G"``; ``None`` for no limit; omitted: keep
-        the current limit.
-    max_seconds : float or None
-        Seconds; ``None`` for no limit; omitted: keep the current limit.
+        the current limit (by default ``TREEBOUND_MAX_MEMORY``, else 1 GiB).
+    max_seconds : float or None, optional
+        Seconds; ``None`` for no limit; omitted: keep the current limit (by default
+        ``TREEBOUND_MAX_SECONDS``, else 10 s).
+
+    Returns
+    -------
+    context manager
+        Entering it yields the :class:`ResourceLimits` in force inside the block; leaving it
+        restores the previous limits.
 
     Examples
     --------
     >>> from treebound import resource_limits
     >>> from treebound.theory import enumerate_structures
-    >>> with resource_limits(max_memory="64M"):
-    ...     len(enumerate_structures(12))
-    451
+    >>> with resource_limits(max_memory="64M") as limits:
+    ...     print(limits.max_memory, len(enumerate_structures(12)))
+    67108864.0 451
     """
     base = current_limits()
     limits = ResourceLimits(

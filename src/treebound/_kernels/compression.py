@@ -60,3 +60,55 @@ def choose_rows(range_start, range_end, order, wrong, chosen, pick_of_range, out
             pick_of_range[start] = pick
         chosen[pick] = True
         out[s] = pick
+
+
+#: Midpoint rules the compiled pair search knows (``treebound.certificates._deployed``).
+MIDPOINT_TREEBOUND = 0
+MIDPOINT_SKLEARN = 1
+MIDPOINT_SKLEARN_FLOAT32 = 2
+
+
+@njit(**NO_NRT_JIT_OPTIONS)
+def _midpoint(low, high, rule):
+    if rule == MIDPOINT_SKLEARN_FLOAT32:
+        low = np.float64(np.float32(low))
+        high = np.float64(np.float32(high))
+    if rule == MIDPOINT_TREEBOUND:
+        mid = 0.5 * (low + high)
+        if mid >= high or not np.isfinite(mid):
+            return low
+        return mid
+    mid = low / 2.0 + high / 2.0
+    if mid == high or not np.isfinite(mid):
+        return low
+    return mid
+
+
+@njit(**NO_NRT_JIT_OPTIONS)
+def value_pairs(column_sorted, thresholds, rule, out_low, out_high):
+    """For each threshold ``t``: the largest value ``a <= t`` of the sorted column for which the
+    value ``b`` nearest ``2 t - a`` (the one just below, at, then just above its insertion
+    point) has ``b > t`` and ``midpoint(a, b) == t``. Writes ``a``, ``b`` (NaN when no value
+    pairs up) and scans the values below ``t`` from the nearest down, one per distinct value."""
+    n = column_sorted.shape[0]
+    for q in range(thresholds.shape[0]):
+        t = thresholds[q]
+        out_low[q] = np.nan
+        out_high[q] = np.nan
+        i = np.searchsorted(column_sorted, t, side="right") - 1
+        while i >= 0:
+            a = column_sorted[i]
+            pos = np.searchsorted(column_sorted, 2.0 * t - a)
+            found = False
+            for shift in range(-1, 2):
+                j = min(max(pos + shift, 0), n - 1)
+                b = column_sorted[j]
+                if b > t and _midpoint(a, b, rule) == t:
+                    out_low[q] = a
+                    out_high[q] = b
+                    found = True
+                    break
+            if found:
+                break
+            while i >= 0 and column_sorted[i] == a:  # equal values pair up alike
+                i -= 1

@@ -142,9 +142,45 @@ def certify(model, X, y, *, delta=0.05, method="auto", ghost_size=None) -> Certi
 def certify_deployed(deployed: DeployedTree, y_idx: np.ndarray, *, delta: float = 0.05,
                      method: str = "auto", ghost_size=None,
                      table_budget: int = DEFAULT_TABLE_BUDGET) -> Certificate:
-    """:func:`certify` on a :class:`DeployedTree` and class indices (the functional core the
-    estimators call at the end of ``fit``). The work is sized by the rows, already in memory,
-    and capped by ``table_budget``: the resource limits of the theory functions do not apply."""
+    """:func:`certify` on a :class:`DeployedTree` and class indices.
+
+    The functional core the estimators call at the end of ``fit``. The work is sized by the rows,
+    already in memory, and capped by ``table_budget``: the resource limits of the theory functions
+    (:func:`treebound.resource_limits`) do not apply.
+
+    Parameters
+    ----------
+    deployed : DeployedTree
+        The tree and the rows it is evaluated on (:func:`deployed_tree`).
+    y_idx : ndarray of int, shape (n_rows,)
+        True class of every row as an index into ``deployed.classes`` (``-1``: a label the model
+        never saw, counted as an error).
+    delta : float, default=0.05
+        The bound holds with probability at least ``1 - delta``.
+    method : {"auto", "hti", "compression", "shawe_taylor", "prefix_code", "test_set"}
+        See the module docstring; default ``"auto"``.
+    ghost_size : int, optional
+        ``m'`` of the ``"hti"`` bound (default ``4 m``).
+    table_budget : int, default=3_000_000
+        Largest Theorem 9 table (shapes x parts x points) computed for the growth function;
+        beyond it the closed-form bound
+        (:func:`~treebound.theory.log_leaf_assignment_growth_bound`) is used: slightly looser,
+        same guarantee.
+
+    Returns
+    -------
+    Certificate
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from treebound import DecisionTreeClassifier
+    >>> X, y = load_iris(return_X_y=True)  # classes 0, 1, 2: the labels are their indices
+    >>> model = DecisionTreeClassifier(max_leaf_nodes=4, growth="top_down").fit(X, y)
+    >>> c = certify_deployed(deployed_tree(model, X), y, method="hti")
+    >>> c.n_errors, round(c.risk_upper_bound, 3)
+    (4, 0.308)
+    """
     from treebound._resources import unlimited
 
     with unlimited():
@@ -186,8 +222,33 @@ def _certify_deployed(deployed, y_idx, delta, method, ghost_size, table_budget):
 
 
 def fit_certificate(model, features: np.ndarray, y_idx: np.ndarray) -> Certificate:
-    """The ``certificate_`` of a treebound classifier at the end of ``fit``: method "auto" at
-    ``delta = 0.05`` on the encoded training rows with positive weight."""
+    """The ``certificate_`` of a treebound classifier at the end of ``fit``.
+
+    Method ``"auto"`` at ``delta = 0.05`` on the encoded training rows with positive weight
+    (each counted once), with the table budget :data:`FIT_TABLE_BUDGET` (about 0.1 s).
+
+    Parameters
+    ----------
+    model : DecisionTreeClassifier or DyadicTreeClassifier
+        A treebound classifier whose ``tree_`` and ``classes_`` are set.
+    features : ndarray of float64, shape (n_rows, n_features)
+        The encoded training rows with positive weight (``model.encode(X)``).
+    y_idx : ndarray of int, shape (n_rows,)
+        Their classes as indices into ``model.classes_``.
+
+    Returns
+    -------
+    Certificate
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from treebound import DecisionTreeClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> model = DecisionTreeClassifier(max_leaf_nodes=4, growth="top_down").fit(X, y)
+    >>> fit_certificate(model, model.encode(X), y) == model.certificate_
+    True
+    """
     from treebound.certificates._deployed import treebound_midpoint
 
     tree = model.tree_

@@ -26,12 +26,13 @@ class Certificate:
     ``risk_upper_bound``; where a lower bound is given, it holds with probability at least
     ``1 - delta`` too (both sides together: ``1 - 2 delta``). The training-sample methods hold
     simultaneously for every tree of every shape, so they certify a tree whatever chose it —
-    but only on the sample it was fit on.
+    but only on the sample it was fit on. :func:`treebound.certify` builds certificates; the
+    fields below are also its attributes.
 
-    Attributes
+    Parameters
     ----------
     risk_upper_bound : float
-        Upper bound on the error rate, in ``[0, 1]``.
+        Upper bound on the error rate, in ``[0, 1]`` (``"shawe_taylor"`` may exceed 1: vacuous).
     risk_lower_bound : float or None
         Lower bound, ``None`` where the method has none.
     method : str
@@ -45,9 +46,9 @@ class Certificate:
         Misclassified rows among them.
     n_leaves : int
         Leaves of the tree.
-    details : mapping
+    details : mapping, optional
         The parts of the bound (each method's value, ghost sample size, compression set size,
-        which growth-function bound was used, ...).
+        which growth-function bound was used, ...); stored read-only.
 
     Examples
     --------
@@ -56,6 +57,8 @@ class Certificate:
     With probability at least 0.95 over the draw of the 426 rows, this tree's error rate on new
     data from the same distribution is at most 0.26. [hti: hypergeometric tail inversion,
     uniform over all trees; 12 errors on 426 rows (0.028); 9 leaves]
+    >>> c.is_vacuous
+    False
     """
 
     risk_upper_bound: float
@@ -103,7 +106,21 @@ class Certificate:
                 f"{self.n_examples} rows ({rate:.3f}); {self.n_leaves} leaves]")
 
     def to_dict(self) -> dict:
-        """JSON-ready fields (the model file stores the certificate of the fit)."""
+        """JSON-ready fields (the model file stores the certificate of the fit).
+
+        Returns
+        -------
+        dict
+            The fields as plain numbers, strings, lists and dicts (``details`` included).
+
+        Examples
+        --------
+        >>> import json
+        >>> c = Certificate(0.26, 0.01, "hti", 0.05, 426, 12, 9, {"ghost_size": 1704})
+        >>> text = json.dumps(c.to_dict())
+        >>> Certificate.from_dict(json.loads(text)) == c
+        True
+        """
         return {"risk_upper_bound": self.risk_upper_bound,
                 "risk_lower_bound": self.risk_lower_bound, "method": self.method,
                 "delta": self.delta, "n_examples": self.n_examples, "n_errors": self.n_errors,
@@ -111,7 +128,32 @@ class Certificate:
 
     @classmethod
     def from_dict(cls, data) -> Certificate:
-        """Inverse of :meth:`to_dict`, validated (``ValueError`` naming the bad field)."""
+        """Inverse of :meth:`to_dict`, validated.
+
+        Parameters
+        ----------
+        data : dict
+            The output of :meth:`to_dict` (e.g. read back from a model file).
+
+        Returns
+        -------
+        Certificate
+
+        Raises
+        ------
+        ValueError
+            Naming the first field that is missing, of the wrong type or out of range.
+
+        Examples
+        --------
+        >>> data = Certificate(0.3, None, "compression", 0.05, 150, 4, 4).to_dict()
+        >>> Certificate.from_dict(data).risk_upper_bound
+        0.3
+        >>> Certificate.from_dict({**data, "n_errors": 151})
+        Traceback (most recent call last):
+        ...
+        ValueError: certificate n_errors cannot exceed n_examples
+        """
         if not isinstance(data, dict):
             raise ValueError("a certificate must be an object")
         expected = {"risk_upper_bound", "risk_lower_bound", "method", "delta", "n_examples",

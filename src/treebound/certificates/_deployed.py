@@ -48,7 +48,9 @@ def sklearn_midpoint(low: np.ndarray, high: np.ndarray) -> np.ndarray:
 class DeployedTree:
     """A fitted tree classifier, in the terms the bounds need.
 
-    Attributes
+    Built by :func:`deployed_tree` from a supported model; the certificates read nothing else.
+
+    Parameters
     ----------
     tree : Tree
         Flat arrays; ``threshold`` and the category maps are the deployed tests.
@@ -62,13 +64,24 @@ class DeployedTree:
         Levels of every feature, ``0`` for a numeric one.
     midpoint : callable or None
         ``midpoint(low, high)``: how a numeric threshold is computed from the largest value sent
-        left and the smallest sent right; ``None`` when thresholds are not midpoints.
+        left and the smallest sent right; ``None`` when thresholds are not midpoints. The
+        compression bound rebuilds every threshold from two training examples with it.
     family : str
-        ``"treebound"``, ``"dyadic"`` or ``"scikit-learn"``.
+        ``"treebound"``, ``"dyadic"``, ``"scikit-learn"``, ``"streed"`` or ``"gosdt"``.
     n_fit_rows : int or None
         Rows the model was fit on (``None`` when unknown).
-    model : object
+    model : object, optional
         The model itself (the dyadic certificate reads its scaling).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from treebound import DecisionTreeClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> model = DecisionTreeClassifier(max_leaf_nodes=4, growth="top_down").fit(X, y)
+    >>> deployed = deployed_tree(model, X)
+    >>> deployed.family, deployed.n_features, deployed.n_classes, deployed.n_fit_rows
+    ('treebound', 4, 3, 150)
     """
 
     tree: Tree
@@ -90,7 +103,23 @@ class DeployedTree:
         return int(self.classes.shape[0])
 
     def predict_index(self) -> np.ndarray:
-        """Class index predicted for every row of :attr:`features`."""
+        """Class index predicted for every row of :attr:`features`.
+
+        Returns
+        -------
+        ndarray of int64, shape (n_rows,)
+            Indices into :attr:`classes` (``classes[predict_index()]`` is the model's prediction).
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_iris
+        >>> from treebound import DecisionTreeClassifier
+        >>> X, y = load_iris(return_X_y=True)
+        >>> model = DecisionTreeClassifier(max_leaf_nodes=4, growth="top_down").fit(X, y)
+        >>> deployed = deployed_tree(model, X)
+        >>> bool((deployed.classes[deployed.predict_index()] == model.predict(X)).all())
+        True
+        """
         return self.leaf_class[self.tree.apply(self.features)]
 
 
@@ -228,8 +257,37 @@ ADAPTERS: list[tuple[Callable, Callable]] = [
 def deployed_tree(model, X) -> DeployedTree:
     """The :class:`DeployedTree` of a fitted classifier evaluated on the rows ``X``.
 
-    Raises ``TypeError`` for models no adapter reads (regressors included) and the model's own
-    errors for an unfitted model or an ``X`` with other features.
+    The adapter is chosen by the model's type: treebound's ``DecisionTreeClassifier`` and
+    ``DyadicTreeClassifier``, scikit-learn's ``DecisionTreeClassifier`` (``tree_`` renumbered
+    breadth-first), pystreed's ``STreeDClassifier`` and gosdt's ``GOSDTClassifier`` (alone or in
+    a ``Pipeline`` after its binarizer; imported only when such a model is given).
+
+    Parameters
+    ----------
+    model : fitted classifier
+        One of the models above.
+    X : array-like or DataFrame of shape (n_rows, n_features)
+        The rows to certify on, in the model's input format.
+
+    Returns
+    -------
+    DeployedTree
+
+    Raises
+    ------
+    TypeError
+        For models no adapter reads (regressors included); an unfitted model or an ``X`` with
+        other features raises the model's own error.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from sklearn.tree import DecisionTreeClassifier as SklearnTree
+    >>> X, y = load_iris(return_X_y=True)
+    >>> cart = SklearnTree(max_depth=2, random_state=0).fit(X, y)
+    >>> deployed = deployed_tree(cart, X)
+    >>> deployed.family, deployed.tree.n_leaves
+    ('scikit-learn', 3)
     """
     for accepts, adapter in ADAPTERS:
         if accepts(model):

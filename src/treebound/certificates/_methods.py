@@ -88,12 +88,13 @@ def log_growth_bound(deployed, n_points: int, multiway: bool,
     tree = deployed.tree
     n = deployed.n_classes
     L = tree.n_leaves
-    closed = log_leaf_assignment_growth_bound(
-        n_points, L, n, float(log_test_counts(tree, deployed.n_categories).sum()))
+    log_test_choices = float(log_test_counts(tree, deployed.n_categories).sum())
+    closed = log_leaf_assignment_growth_bound(n_points, n_leaves=L, n_classes=n,
+                                              log_test_choices=log_test_choices)
     if multiway or L == 1 or not tree.is_binary:
         return closed, "leaf_assignments"
+    from treebound.theory._fitted_shapes import subtree_structures
     from treebound.theory.partitioning import log_growth_function_upper_bound
-    from treebound.theory.structures import subtree_structures
 
     # Tables cost about (distinct subtree shapes) x (parts) x (points); the nodes bound the
     # shapes from above without building them.
@@ -103,8 +104,9 @@ def log_growth_bound(deployed, n_points: int, multiway: bool,
     from treebound.pruning.bound import effective_n_features
 
     # categorical features with their K known levels and "unseen" (see _counting)
-    tight = log_growth_function_upper_bound(
-        shapes[0], n_points, effective_n_features(certified_levels(deployed.n_categories)), n)
+    n_features = effective_n_features(certified_levels(deployed.n_categories))
+    tight = log_growth_function_upper_bound(shapes[0], n_examples=n_points,
+                                            n_features=n_features, n_classes=n)
     if tight <= closed:
         return tight, "theorem9"
     return closed, "leaf_assignments"
@@ -117,9 +119,11 @@ def bound_hti(sample: Sample, delta: float, ghost_size: int | None,
     multiway = sample.multiway
     log_growth, how = log_growth_bound(sample.deployed, m + ghost, multiway, table_budget)
     log_prior = log_shape_prior(sample.deployed.tree, sample.deployed.n_categories, multiway)
-    upper = hypergeometric_tail_inversion_bound(m, k, log_growth, delta, ghost,
+    upper = hypergeometric_tail_inversion_bound(m, n_errors=k, log_growth=log_growth, delta=delta,
+                                                ghost_size=ghost,
                                                 log_prior=log_prior)
-    lower = hypergeometric_tail_inversion_lower_bound(m, k, log_growth, delta, ghost,
+    lower = hypergeometric_tail_inversion_lower_bound(m, n_errors=k, log_growth=log_growth,
+                                                      delta=delta, ghost_size=ghost,
                                                       log_prior=log_prior)
     return BoundValue(upper, lower, {"hti": upper, "ghost_size": ghost, "growth_bound": how,
                                      "log_growth": log_growth, "log_shape_prior": log_prior})
@@ -133,7 +137,8 @@ def bound_shawe_taylor(sample: Sample, delta: float,
     log_prior = log_shape_prior(sample.deployed.tree, sample.deployed.n_categories, multiway)
     r = PAPER_ERROR_PRIOR_RATIO
     log_q = math.log1p(-r) + k * math.log(r)
-    value = shawe_taylor_bound(m, k, log_growth, log_q, log_prior, delta)
+    value = shawe_taylor_bound(m, n_errors=k, log_growth=log_growth, log_q=log_q, log_p=log_prior,
+                               delta=delta)
     # Eq. (8) is a bound on a probability: a value above 1 is reported as it is (vacuous).
     return BoundValue(value, None, {"shawe_taylor": value, "growth_bound": how,
                                     "log_growth": log_growth})
@@ -146,8 +151,9 @@ def bound_compression(sample: Sample, delta: float) -> BoundValue:
     outside = np.ones(sample.m, dtype=bool)
     outside[found.rows] = False
     k_out = int(np.count_nonzero(sample.wrong & outside))
-    value = sample_compression_bound(sample.m, k_out, found.size, found.log_message_prior,
-                                     delta)
+    value = sample_compression_bound(sample.m, n_errors_outside=k_out, compression_size=found.size,
+                                     log_message_prior=found.log_message_prior,
+                                     delta=delta)
     return BoundValue(value, None, {"compression": value, "compression_size": found.size,
                                     "errors_outside": k_out,
                                     "log_message_prior": found.log_message_prior})
@@ -190,14 +196,15 @@ def bound_prefix_code(sample: Sample, delta: float) -> BoundValue:
     if u:
         log_prior -= math.log(2 * u) + log_surjections_bound(2 * u, c)
     k_out = int(np.count_nonzero(sample.wrong & ~chosen))
-    value = sample_compression_bound(sample.m, k_out, c, log_prior, delta)
+    value = sample_compression_bound(sample.m, n_errors_outside=k_out, compression_size=c,
+                                     log_message_prior=log_prior, delta=delta)
     return BoundValue(value, None, {"prefix_code": value, "compression_size": c,
                                     "errors_outside": k_out, "code_bits": -log_prior / math.log(2)})
 
 
 def bound_test_set(sample: Sample, delta: float) -> BoundValue:
-    upper = binomial_tail_inversion(sample.k, sample.m, delta)
-    lower = binomial_tail_lower_inversion(sample.k, sample.m, delta)
+    upper = binomial_tail_inversion(sample.k, n_examples=sample.m, delta=delta)
+    lower = binomial_tail_lower_inversion(sample.k, n_examples=sample.m, delta=delta)
     return BoundValue(upper, lower, {"test_set": upper})
 
 

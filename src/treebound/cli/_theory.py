@@ -71,13 +71,14 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
                  f"{shape.n_leaves} / {shape.n_internal} / {shape.height}"),
                 (f"stump VC dimension (ell={features})", str(stump_vcdim(features))),
                 ("VC lower bound (Yildiz recursion, exact stump base)",
-                 str(vcdim_lower_bound(shape, features))),
+                 str(vcdim_lower_bound(shape, n_features=features))),
                 ("VC upper bound (Leboeuf et al. Algorithm 2)",
-                 str(vcdim_upper_bound(shape, features, cache=cache))),
+                 str(vcdim_upper_bound(shape, n_features=features, cache=cache))),
             ]
             if examples is not None:
                 examples = _count(examples, "--examples")
-                value = log_growth_function_upper_bound(shape, examples, features, classes,
+                value = log_growth_function_upper_bound(shape, n_examples=examples,
+                                                        n_features=features, n_classes=classes,
                                                         variant=variant, cache=cache)
                 rows.append((f"ln growth-function bound (m={examples}, n={classes}, {variant})",
                              f"{value:.6f}"))

@@ -171,7 +171,40 @@ class DyadicTreeClassifier(TreeClassifierMixin, ClassifierMixin, BaseTreeEstimat
         return X_enc
 
     def fit(self, X, y):
-        """Fit the optimal DDT of Eq. (1) on ``X`` (numeric) and class labels ``y``."""
+        """Fit the optimal dyadic tree of Eq. (1) (Scott & Nowak 2006) on ``X`` and labels ``y``.
+
+        The features are rescaled to ``[0, 1]^d``, the resolution and (with ``penalty_scale="cv"``)
+        the penalty scale are chosen, the exact penalized ERM is solved, and the tree is certified
+        (``certificate_``).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Numeric features only (a categorical column raises ``ValueError``); no NaN.
+        y : array-like of shape (n_samples,)
+            Class labels (at least two classes).
+
+        Returns
+        -------
+        self : DyadicTreeClassifier
+            Fitted: ``tree_``, ``classes_``, ``certificate_``, ``objective_``, ``penalty_scale_``,
+            ``resolution_`` and the other attributes of the class.
+
+        Raises
+        ------
+        treebound.dyadic.CellBudgetExceeded
+            When the search would store more than ``max_cells`` cells.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.uniform(size=(400, 2))
+        >>> y = (X[:, 0] > 0.5).astype(int)
+        >>> model = DyadicTreeClassifier(max_resolution=3, penalty_scale=1.0).fit(X, y)
+        >>> model.get_n_leaves(), model.resolution_, round(model.empirical_risk_, 4)
+        (2, 3, 0.0025)
+        """
         self._validate_stored_params()
         candidates = self._candidate_scales()
         X_enc = self._encode_fit(X)
@@ -323,7 +356,36 @@ class _FittedCells:
 
 
 def build_tree(arrays: DyadicTreeArrays, scaling: DyadicScaling) -> Tree:
-    """The fitted DDT as a :class:`Tree` with thresholds in original feature units."""
+    """The fitted dyadic tree as a :class:`~treebound.tree.Tree` with thresholds in original units.
+
+    The dyadic cell ``{x^s < midpoint}`` becomes the test ``x <= nextafter(b, -inf)`` with ``b``
+    the midpoint in original units (:meth:`DyadicScaling.threshold`). An empty leaf (no training
+    example) predicts like its parent: its ``value`` row holds the parent's class frequencies.
+
+    Parameters
+    ----------
+    arrays : DyadicTreeArrays
+        The output of :func:`~treebound.dyadic.fit_dyadic_tree`.
+    scaling : DyadicScaling
+        The scaling the grid indices were computed with.
+
+    Returns
+    -------
+    Tree
+        A validated tree.
+
+    Examples
+    --------
+    >>> from treebound.dyadic import DyadicSettings, fit_dyadic_tree
+    >>> X = np.array([[0.0, 0.0], [1.0, 3.0], [2.0, 1.0], [3.0, 2.0]] * 10)
+    >>> y = (X[:, 0] >= 2).astype(int)
+    >>> scaling, varying = DyadicScaling.fit(X, resolution=2)
+    >>> arrays = fit_dyadic_tree(scaling.grid(X), y, 2, varying,
+    ...                          DyadicSettings(resolution=2, penalty_scale=0.5))
+    >>> tree = build_tree(arrays, scaling)
+    >>> tree.n_leaves, int(tree.feature[0]), float(np.nextafter(tree.threshold[0], np.inf))
+    (2, 0, 1.5)
+    """
     n_nodes = arrays.first_child.shape[0]
     internal = arrays.first_child >= 0
     counts = arrays.counts.astype(np.float64)

@@ -43,7 +43,25 @@ def n_folds_for(y: np.ndarray) -> int:
 
 @dataclass(frozen=True)
 class ScaleSelection:
-    """The chosen scale and the CV accuracy of every candidate (NaN: not evaluated)."""
+    """The chosen penalty scale and the cross-validated accuracy of every candidate.
+
+    Parameters
+    ----------
+    scale : float
+        The chosen scale.
+    scales : tuple of float
+        The candidates, largest first.
+    accuracy : tuple of float
+        CV accuracy of each candidate (NaN: not evaluated, below the stopping point).
+    n_folds : int
+        Folds used (0 or 1: nothing was cross-validated).
+
+    Examples
+    --------
+    >>> selection = ScaleSelection(0.1, (1.0, 0.1, 0.01), (0.8, 0.9, float("nan")), 5)
+    >>> selection.scales[selection.accuracy.index(max(selection.accuracy[:2]))]
+    0.1
+    """
 
     scale: float
     scales: tuple[float, ...]
@@ -61,8 +79,28 @@ def row_order_free_folds(X: np.ndarray, y: np.ndarray, n_folds: int, seed: int =
     indices with them (equal rows are interchangeable), so the selected scale does not depend
     on the row order.
 
+    Parameters
+    ----------
+    X : ndarray of float, shape (n_samples, n_features)
+        The rows.
+    y : ndarray of int, shape (n_samples,)
+        Their classes.
+    n_folds : int
+        Number of folds.
+    seed : int, default=0
+        Seed of the permutation within each class.
+
+    Returns
+    -------
+    ndarray of int64, shape (n_samples,)
+        Fold of every row, in ``0 .. n_folds - 1``.
+
+    Examples
+    --------
     >>> X = np.array([[0.3], [0.1], [0.2], [0.4]]); y = np.array([0, 0, 1, 1])
     >>> folds = row_order_free_folds(X, y, 2)
+    >>> sorted(folds[y == 0].tolist()), sorted(folds[y == 1].tolist())  # stratified
+    ([0, 1], [0, 1])
     >>> bool(np.all(row_order_free_folds(X[::-1], y[::-1], 2) == folds[::-1]))
     True
     """
@@ -80,13 +118,45 @@ def row_order_free_folds(X: np.ndarray, y: np.ndarray, n_folds: int, seed: int =
 
 def select_penalty_scale(X: np.ndarray, y: np.ndarray, scales,
                          fit_predict: Callable, is_budget_error: Callable) -> ScaleSelection:
-    """The scale of ``scales`` with the best stratified CV accuracy (ties: the larger scale),
-    over :func:`n_folds_for` folds.
+    """The scale of ``scales`` with the best stratified CV accuracy (ties: the larger scale).
 
-    ``fit_predict(scale, X_train, y_train, X_test)`` fits on one fold and predicts the other;
-    an exception for which ``is_budget_error`` is true (the search would exceed its cell
-    budget) ends the descent. With fewer than 4 rows there is nothing to cross-validate: the
-    largest scale is returned.
+    Over :func:`n_folds_for` folds of :func:`row_order_free_folds`, from the largest scale down,
+    stopping at the first scale whose accuracy falls below the best one so far or whose search
+    exceeds the cell budget in a fold (the CV accuracy of a penalized family is, up to noise,
+    unimodal in the constant). DDT experiments choose the constant this way (Blanchard,
+    Schäfer, Rozenholc & Müller 2007, cited by Scott & Nowak 2006).
+
+    Parameters
+    ----------
+    X : ndarray of float, shape (n_samples, n_features)
+        Training rows.
+    y : ndarray of int, shape (n_samples,)
+        Their classes.
+    scales : iterable of float
+        Candidate penalty scales (any order).
+    fit_predict : callable
+        ``fit_predict(scale, X_train, y_train, X_test) -> predicted classes``: fits on one fold
+        and predicts the other.
+    is_budget_error : callable
+        ``is_budget_error(exception) -> bool``: true for the exception of a search that would
+        exceed its cell budget (it ends the descent; any other exception propagates).
+
+    Returns
+    -------
+    ScaleSelection
+        With fewer than 4 rows there is nothing to cross-validate: the largest scale.
+
+    Examples
+    --------
+    A "model" that predicts class 1 at small scales and class 0 at large ones, on data that is
+    mostly class 1:
+
+    >>> X = np.arange(20.0).reshape(-1, 1); y = (np.arange(20) >= 4).astype(int)
+    >>> def fit_predict(scale, X_train, y_train, X_test):
+    ...     return np.full(len(X_test), int(scale < 0.5))
+    >>> selection = select_penalty_scale(X, y, [0.1, 1.0], fit_predict, lambda exc: False)
+    >>> selection.scale, selection.accuracy, selection.n_folds
+    (0.1, (0.2, 0.8), 5)
     """
     ordered = tuple(sorted((float(s) for s in scales), reverse=True))
     accuracy = [np.nan] * len(ordered)

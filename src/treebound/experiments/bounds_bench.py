@@ -64,7 +64,8 @@ def time_cold(structure, m, ell, n, variant, repeats):
     times, value = [], None
     for _ in range(repeats):
         t0 = time.perf_counter()
-        value = log_growth_function_upper_bound(structure, m, ell, n, variant=variant,
+        value = log_growth_function_upper_bound(structure, n_examples=m, n_features=ell,
+                                                n_classes=n, variant=variant,
                                                 cache=PartitioningCache())
         times.append(time.perf_counter() - t0)
     return value, statistics.median(times)
@@ -73,7 +74,8 @@ def time_cold(structure, m, ell, n, variant, repeats):
 def compile_seconds():
     """JIT compile time of the kernels in a fresh process with numba's disk cache off."""
     code = ("import time; t=time.perf_counter(); from treebound.theory import *; "
-            "log_growth_function_upper_bound(TreeStructure.parse('((L,L),((L,L),L))'), 600, 3, 3);"
+            "log_growth_function_upper_bound(TreeStructure.parse('((L,L),((L,L),L))'), "
+            "n_examples=600, n_features=3, n_classes=3);"
             "print(time.perf_counter()-t)")
     env = dict(os.environ, TREEBOUND_NUMBA_CACHE="0")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
@@ -135,7 +137,8 @@ def _run(out, quick, header, echo) -> str:
     repeats = 1 if quick else 3
     jit = compile_seconds()
     # Warm the kernels in this process (compile or load from numba's disk cache), untimed.
-    log_growth_function_upper_bound(TreeStructure.parse("((L,L),((L,L),L))"), 600, 3, 3)
+    log_growth_function_upper_bound(TreeStructure.parse("((L,L),((L,L),L))"), n_examples=600,
+                                    n_features=3, n_classes=3)
 
     spam, big, cases = _cases(quick)
     rows = []
@@ -152,20 +155,24 @@ def _run(out, quick, header, echo) -> str:
     candidates = collapse_candidates(spam)
     cache = PartitioningCache()
     t0 = time.perf_counter()
-    log_growth_function_upper_bound(spam, 2 * 3450, 57, 2, cache=cache)
+    log_growth_function_upper_bound(spam, n_examples=2 * 3450, n_features=57, n_classes=2,
+                                    cache=cache)
     for cand in candidates:
-        log_growth_function_upper_bound(cand, 2 * 3450, 57, 2, cache=cache)
+        log_growth_function_upper_bound(cand, n_examples=2 * 3450, n_features=57, n_classes=2,
+                                        cache=cache)
     prune_seconds = time.perf_counter() - t0
     big_line = ""
     if big is not None:
         # A pruning step on the 1000-leaf tree: candidates share the cache of the full tree.
         cache = PartitioningCache()
-        log_growth_function_upper_bound(big, 2 * 10000, 20, 2, cache=cache)
+        log_growth_function_upper_bound(big, n_examples=2 * 10000, n_features=20, n_classes=2,
+                                        cache=cache)
         big_candidates = collapse_candidates(big)
         sample = np.random.default_rng(0).choice(len(big_candidates), size=50, replace=False)
         t0 = time.perf_counter()
         for i in sample:
-            log_growth_function_upper_bound(big_candidates[i], 2 * 10000, 20, 2, cache=cache)
+            log_growth_function_upper_bound(big_candidates[i], n_examples=2 * 10000,
+                                            n_features=20, n_classes=2, cache=cache)
         per_candidate = (time.perf_counter() - t0) / len(sample)
         big_line = (f"On the sklearn 1000-leaf tree (m = 20000), after the tree itself, 50 random "
                     f"collapse candidates took {per_candidate:.3f} s each on average with the "
@@ -187,7 +194,8 @@ def _report(header, rows, repeats, jit, n_candidates, prune_seconds, big_line) -
         f"numba JIT compile of the kernels in a fresh process without disk cache: {jit:.1f} s "
         "(excluded from the timings below; with `cache=True` it is paid once per machine).",
         "",
-        "ln tau(m) is `log_growth_function_upper_bound(structure, m, ell, n, variant)`; 'shapes' is",
+        "ln tau(m) is `log_growth_function_upper_bound(structure, n_examples=m, n_features=ell, "
+        "n_classes=n, variant=variant)`; 'shapes' is",
         "the number of distinct (canonical) subtree shapes, i.e. the tables computed.",
         "",
         "| case | leaves | height | shapes | m | ell | n | tight ln tau | tight s | target s "

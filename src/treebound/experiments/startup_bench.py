@@ -75,7 +75,8 @@ ENTRIES: dict[str, tuple[str, str | list[str]]] = {
                       "T(growth='purest_children', pruning='bound').fit(X, y)\n"),
     "theory": ("theory bound: `log_growth_function_upper_bound(((L,L),L), m=1000, ell=10, n=2)`",
                "from treebound.theory import TreeStructure, log_growth_function_upper_bound\n"
-               "log_growth_function_upper_bound(TreeStructure.parse('((L,L),L)'), 1000, 10, 2)\n"),
+               "log_growth_function_upper_bound(TreeStructure.parse('((L,L),L)'), n_examples=1000, "
+               "n_features=10, n_classes=2)\n"),
     "vcdim": ("CLI `treebound vcdim \"((L,L),L)\" --features 10 --classes 2 --examples 1000`",
               ["vcdim", "((L,L),L)", "--features", "10", "--classes", "2", "--examples",
                "1000"]),

@@ -46,9 +46,9 @@ def figure3_rows(n_features: int = 10) -> list[dict]:
             "structure": text,
             "n_leaves": shape.n_leaves,
             "height": shape.height,
-            "lower": vcdim_lower_bound(shape, n_features),
-            "lower_binary": vcdim_lower_bound(shape, n_features, feature_type="binary"),
-            "upper": vcdim_upper_bound(shape, n_features, cache=cache),
+            "lower": vcdim_lower_bound(shape, n_features=n_features),
+            "lower_binary": vcdim_lower_bound(shape, n_features=n_features, feature_type="binary"),
+            "upper": vcdim_upper_bound(shape, n_features=n_features, cache=cache),
         })
     return rows
 

@@ -50,7 +50,22 @@ class ProductDistribution:
 
     @classmethod
     def uniform(cls, n_variables: int) -> ProductDistribution:
-        """The uniform distribution on {0, 1}^n (every ``p_i = 1/2``)."""
+        """The uniform distribution on ``{0, 1}^n`` (every ``p_i = 1/2``).
+
+        Parameters
+        ----------
+        n_variables : int
+            ``n >= 1``.
+
+        Returns
+        -------
+        ProductDistribution
+
+        Examples
+        --------
+        >>> ProductDistribution.uniform(3).p.tolist()
+        [0.5, 0.5, 0.5]
+        """
         if isinstance(n_variables, bool) or not isinstance(n_variables, (int, np.integer)):
             raise TypeError(f"n_variables must be an int, got {type(n_variables).__name__}")
         if n_variables < 1:
@@ -59,9 +74,28 @@ class ProductDistribution:
 
     @classmethod
     def two_valued(cls, p1: float, p2: float, groups: Sequence[int]) -> ProductDistribution:
-        """Section 7.2's distribution: variable i is Bernoulli(p1) if ``groups[i] == 1``, else p2.
+        """The two-valued product distribution of Brutzkus, Daniely & Malach (2020), section 7.2.
 
-        ``groups`` holds one entry per variable, each 1 or 2.
+        Variable ``i`` is Bernoulli(``p1``) if ``groups[i] == 1``, else Bernoulli(``p2``); the
+        dynamic program of OPT (Eq. 4) covers these distributions.
+
+        Parameters
+        ----------
+        p1 : float
+            Probability of 1 of the variables of group 1, in ``(0, 1)``.
+        p2 : float
+            Probability of 1 of the variables of group 2, in ``(0, 1)``.
+        groups : sequence of {1, 2}
+            The group of every variable.
+
+        Returns
+        -------
+        ProductDistribution
+
+        Examples
+        --------
+        >>> ProductDistribution.two_valued(0.3, 0.7, [1, 2, 2]).p.tolist()
+        [0.3, 0.7, 0.7]
         """
         groups = np.asarray(groups)
         if groups.ndim != 1 or not np.isin(groups, (1, 2)).all():
@@ -78,19 +112,71 @@ class ProductDistribution:
         return int(self._p.size)
 
     def literal_probability(self, variable: int, positive: bool) -> float:
-        """``P[x_v = 1]`` for a positive literal, ``P[x_v = 0]`` for a negated one."""
+        """``P[x_v = 1]`` for a positive literal, ``P[x_v = 0]`` for a negated one.
+
+        Parameters
+        ----------
+        variable : int
+            0-based variable index.
+        positive : bool
+            The literal's sign.
+
+        Returns
+        -------
+        float
+
+        Examples
+        --------
+        >>> d = ProductDistribution([0.2, 0.9])
+        >>> d.literal_probability(0, True), round(d.literal_probability(1, False), 12)
+        (0.2, 0.1)
+        """
         self._check_variable(variable)
         return float(self._p[variable]) if positive else 1.0 - float(self._p[variable])
 
     def path_probability(self, path: Mapping[int, int] | None = None) -> float:
-        """``P[x agrees with path]`` for a partial assignment ``{variable: 0 or 1}``."""
+        """``P[x agrees with path]`` for a partial assignment: the probability of reaching a node.
+
+        Parameters
+        ----------
+        path : mapping {variable: 0 or 1}, optional
+            The tests on the way from the root (0-based variables); empty or None for the root.
+
+        Returns
+        -------
+        float
+
+        Examples
+        --------
+        >>> round(ProductDistribution([0.2, 0.9]).path_probability({0: 1, 1: 0}), 12)  # 0.2 * 0.1
+        0.02
+        """
         probability = 1.0
         for variable, value in _checked_path(path, self).items():
             probability *= self.literal_probability(variable, value == 1)
         return probability
 
     def sample(self, n_samples: int, rng: np.random.Generator) -> np.ndarray:
-        """``n_samples`` independent draws, as a uint8 matrix of shape (n_samples, n)."""
+        """``n_samples`` independent draws from the distribution.
+
+        Parameters
+        ----------
+        n_samples : int
+            Number of rows.
+        rng : numpy.random.Generator
+            The random source.
+
+        Returns
+        -------
+        ndarray of uint8, shape (n_samples, n_variables)
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> draws = ProductDistribution([0.2, 0.9]).sample(10_000, np.random.default_rng(0))
+        >>> draws.shape, np.round(draws.mean(axis=0), 1).tolist()
+        ((10000, 2), [0.2, 0.9])
+        """
         if not isinstance(rng, np.random.Generator):
             raise TypeError(f"rng must be a numpy Generator, got {type(rng).__name__}")
         return (rng.random((int(n_samples), self.n_variables)) < self._p).astype(np.uint8)
@@ -116,18 +202,28 @@ def probability_positive(
 ) -> float:
     """Exact ``P[F(x) = 1 | x agrees with path]`` for a read-once DNF under a product distribution.
 
+    Brutzkus, Daniely & Malach (2020), section 3: given a partial assignment the terms of a
+    read-once DNF are independent events, so
+    ``P[F = 0 | path] = prod_terms (1 - P[term | path])``.
+
     Parameters
     ----------
     dnf : ReadOnceDNF
+        The target ``F``.
     dist : ProductDistribution
         Must have at least ``dnf.n_variables`` variables (extra ones are irrelevant to ``F``).
     path : mapping {variable: 0 or 1}, optional
         The conjunction of tests on the way from the root to a node (0-based variables).
 
+    Returns
+    -------
+    float
+        ``q(v)``, the positive rate at the node.
+
     Examples
     --------
     >>> f = ReadOnceDNF.parse("(x1 & x2) | x3")
-    >>> probability_positive(f, ProductDistribution.uniform(3))
+    >>> probability_positive(f, ProductDistribution.uniform(3))  # 1 - (1 - 1/4)(1 - 1/2)
     0.625
     >>> probability_positive(f, ProductDistribution.uniform(3), {2: 0, 0: 1})
     0.5

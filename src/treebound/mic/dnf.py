@@ -18,7 +18,20 @@ __all__ = ["Literal", "ReadOnceDNF"]
 
 
 class Literal(NamedTuple):
-    """One literal: variable ``variable`` (0-based) if ``positive``, its negation otherwise."""
+    """One literal: variable ``variable`` (0-based) if ``positive``, its negation otherwise.
+
+    Parameters
+    ----------
+    variable : int
+        0-based index of the variable (``x1`` is 0).
+    positive : bool, default=True
+        False for the negated literal ``~x``.
+
+    Examples
+    --------
+    >>> str(Literal(2)), str(Literal(2, positive=False))
+    ('x3', '~x3')
+    """
 
     variable: int
     positive: bool = True
@@ -97,7 +110,29 @@ class ReadOnceDNF:
 
         Terms are separated by ``|`` (or ``∨``), literals by ``&`` (or ``∧``), a literal is
         ``x<k>`` (1-based) optionally preceded by ``~``, ``!`` or ``¬``. Parentheses around a
-        term are optional. ``n_variables`` defaults to the largest variable index used.
+        term are optional.
+
+        Parameters
+        ----------
+        text : str
+            The formula.
+        n_variables : int, optional
+            Number of variables of the domain; defaults to the largest variable index used.
+
+        Returns
+        -------
+        ReadOnceDNF
+
+        Raises
+        ------
+        ValueError
+            For malformed text or a variable used twice (not read-once).
+
+        Examples
+        --------
+        >>> f = ReadOnceDNF.parse("x1 | ~x2", n_variables=4)
+        >>> str(f), f.n_variables, f.term_sizes
+        ('x1 | ~x2', 4, (1, 1))
         """
         if not isinstance(text, str):
             raise TypeError(f"text must be a str, got {type(text).__name__}")
@@ -145,10 +180,27 @@ class ReadOnceDNF:
 
     @classmethod
     def from_term_sizes(cls, sizes: Sequence[int], n_variables: int | None = None) -> ReadOnceDNF:
-        """The monotone DNF with terms of the given sizes on consecutive variables x1, x2, …
+        """The monotone DNF with terms of the given sizes on consecutive variables ``x1, x2, ...``.
 
         Under the uniform distribution every read-once DNF is, up to renaming and negating
-        variables, one of these (section 7.1: only the term sizes matter).
+        variables, one of these (Brutzkus, Daniely & Malach 2020, section 7.1: only the term sizes
+        matter).
+
+        Parameters
+        ----------
+        sizes : sequence of int
+            Number of literals of each term (each ``>= 1``).
+        n_variables : int, optional
+            Number of variables of the domain; defaults to ``sum(sizes)``.
+
+        Returns
+        -------
+        ReadOnceDNF
+
+        Examples
+        --------
+        >>> str(ReadOnceDNF.from_term_sizes([2, 3]))
+        '(x1 & x2) | (x3 & x4 & x5)'
         """
         sizes = [int(s) for s in sizes]
         if any(s < 1 for s in sizes):
@@ -170,7 +222,24 @@ class ReadOnceDNF:
         return tuple(literal.variable for term in self.terms for literal in term)
 
     def evaluate(self, X) -> np.ndarray:
-        """Value of the formula (0/1, uint8) on every row of a 0/1 matrix ``X``."""
+        """Value of the formula on every row of a 0/1 matrix.
+
+        Parameters
+        ----------
+        X : array-like of 0/1, shape (n_samples, n_variables)
+            Assignments of the variables.
+
+        Returns
+        -------
+        ndarray of uint8, shape (n_samples,)
+            1 where the formula is true.
+
+        Examples
+        --------
+        >>> f = ReadOnceDNF.parse("(x1 & x2) | (x3 & x4 & x5)")
+        >>> f.evaluate([[1, 1, 0, 0, 0], [0, 1, 1, 1, 1], [0, 0, 0, 0, 0]]).tolist()
+        [1, 1, 0]
+        """
         X = np.asarray(X)
         if X.ndim != 2 or X.shape[1] != self.n_variables:
             raise ValueError(

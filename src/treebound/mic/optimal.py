@@ -71,16 +71,60 @@ class OptimalErrorTable:
 
     @classmethod
     def for_dnf(cls, dnf: ReadOnceDNF, dist: ProductDistribution, t_max: int):
-        """Table of the states reachable from ``dnf`` (enumerated by a kernel)."""
+        """Table of the states reachable from one DNF (enumerated by a kernel).
+
+        Parameters
+        ----------
+        dnf : ReadOnceDNF
+            The target.
+        dist : ProductDistribution
+            Uniform, or two-valued on the DNF's literals (see :func:`optimal_errors`).
+        t_max : int
+            Largest number of internal nodes.
+
+        Returns
+        -------
+        OptimalErrorTable
+
+        Examples
+        --------
+        >>> from treebound.mic import OptimalErrorTable, ProductDistribution, ReadOnceDNF
+        >>> f = ReadOnceDNF.parse("(x1 & x2) | (x3 & x4 & x5)")
+        >>> table = OptimalErrorTable.for_dnf(f, ProductDistribution.uniform(5), 5)
+        >>> table.errors_of(f, ProductDistribution.uniform(5)).tolist()
+        [0.34375, 0.28125, 0.09375, 0.09375, 0.09375, 0.03125]
+        """
         classes = _two_valued_classes(dnf, dist)
         return cls(ReachableStateSpace.of(classes.root_state(), classes.probabilities), t_max)
 
     @classmethod
     def for_family(cls, class_probabilities, max_terms: int, max_literals: int, t_max: int):
-        """Table for every formula with <= ``max_terms`` terms of <= ``max_literals`` literals.
+        """Table for every formula of at most ``max_terms`` terms of ``<= max_literals`` literals.
 
-        ``class_probabilities`` are the literal truth probabilities, ascending: ``[0.5]`` for the
-        uniform distribution, ``[p1, p2]`` for a two-valued product distribution.
+        The family is closed under conditioning, so one table answers OPT for all its formulas
+        (Brutzkus, Daniely & Malach 2020, section 7).
+
+        Parameters
+        ----------
+        class_probabilities : sequence of float
+            The literal truth probabilities, ascending: ``[0.5]`` for the uniform distribution,
+            ``[p1, p2]`` for a two-valued product distribution.
+        max_terms : int
+            Largest number of terms.
+        max_literals : int
+            Largest number of literals of a term.
+        t_max : int
+            Largest number of internal nodes.
+
+        Returns
+        -------
+        OptimalErrorTable
+
+        Examples
+        --------
+        >>> table = OptimalErrorTable.for_family([0.5], max_terms=2, max_literals=3, t_max=5)
+        >>> table.errors_of_state(((1,),)).tolist()  # F = x1: one split is exact
+        [0.5, 0.0, 0.0, 0.0, 0.0, 0.0]
         """
         probabilities = np.asarray(class_probabilities, dtype=np.float64)
         if probabilities.ndim != 1 or not 1 <= probabilities.size <= 2:
@@ -100,7 +144,30 @@ class OptimalErrorTable:
         return cls(StateSpace.family(probabilities, max_terms, max_literals), t_max)
 
     def errors_of_state(self, state: State) -> np.ndarray:
-        """OPT(F, 0..t_max) of a class-count state (a read-only row of the table)."""
+        """``OPT(F, 0..t_max)`` of a class-count state (a read-only row of the table).
+
+        Parameters
+        ----------
+        state : tuple of tuples of int
+            One profile per term: the number of its literals in each probability class (e.g.
+            ``((2,), (3,))``: a term of 2 and a term of 3 literals under the uniform distribution);
+            the order of the terms does not matter.
+
+        Returns
+        -------
+        ndarray of float64, shape (t_max + 1,)
+
+        Raises
+        ------
+        ValueError
+            If the state is not in the table's family.
+
+        Examples
+        --------
+        >>> table = OptimalErrorTable.for_family([0.5], max_terms=2, max_literals=3, t_max=5)
+        >>> table.errors_of_state(((3,), (2,))).tolist()
+        [0.34375, 0.28125, 0.09375, 0.09375, 0.09375, 0.03125]
+        """
         state = canonical_state(state)
         index = self.space.index_of(state)
         if index < 0:
@@ -110,7 +177,28 @@ class OptimalErrorTable:
         return row
 
     def errors_of(self, dnf: ReadOnceDNF, dist: ProductDistribution) -> np.ndarray:
-        """OPT(F, 0..t_max) of ``dnf`` under ``dist`` (which must match the table's classes)."""
+        """``OPT(F, 0..t_max)`` of ``dnf`` under ``dist`` (which must match the table's classes).
+
+        Parameters
+        ----------
+        dnf : ReadOnceDNF
+            A formula of the table's family.
+        dist : ProductDistribution
+            Its distribution; its literal probabilities must be the table's classes.
+
+        Returns
+        -------
+        ndarray of float64, shape (t_max + 1,)
+            Read-only.
+
+        Examples
+        --------
+        >>> from treebound.mic import OptimalErrorTable, ProductDistribution, ReadOnceDNF
+        >>> f = ReadOnceDNF.parse("(x1 & x2) | (x3 & x4 & x5)")
+        >>> table = OptimalErrorTable.for_family([0.5], max_terms=2, max_literals=3, t_max=5)
+        >>> table.errors_of(f, ProductDistribution.uniform(5)).tolist()
+        [0.34375, 0.28125, 0.09375, 0.09375, 0.09375, 0.03125]
+        """
         classes = _two_valued_classes(dnf, dist)
         table_probs = self.space.class_probs
         # The DNF may use only some of the table's classes; map its classes onto the table's.
@@ -163,10 +251,33 @@ def optimal_errors(dnf: ReadOnceDNF, dist: ProductDistribution, t_max: int) -> n
 
 
 def mic_constants(errors, optimal) -> np.ndarray:
-    """MIC constants ε_t = E(A(D, t)) - OPT(D, t) (Definition 4.1), for t = 0..t_max.
+    """MIC constants ``eps_t = E(A(D, t)) - OPT(D, t)`` (Definition 4.1), for ``t = 0..t_max``.
 
-    ``ε[0]`` compares two single leaves and is 0; Definition 4.1 starts at t = 1. Gaps of
-    magnitude at most :data:`GAP_TOLERANCE` are rounding and are returned as exactly 0.
+    Brutzkus, Daniely & Malach (2020): how much worse than the best tree of ``t`` internal
+    nodes the greedy algorithm ``A`` is after ``t`` iterations. ``eps[0]`` compares two single
+    leaves and is 0; Definition 4.1 starts at ``t = 1``. Gaps of magnitude at most
+    :data:`GAP_TOLERANCE` are rounding and are returned as exactly 0.
+
+    Parameters
+    ----------
+    errors : array-like of shape (t_max + 1,)
+        ``errors[t] = E(A(D, t))``, from ``t = 0``.
+    optimal : array-like of shape (t_max + 1,)
+        ``optimal[t] = OPT(D, t)``, from ``t = 0`` (:func:`optimal_errors`).
+
+    Returns
+    -------
+    ndarray of float64, shape (t_max + 1,)
+
+    Raises
+    ------
+    ValueError
+        If ``errors`` falls below ``optimal`` by more than rounding (``optimal`` is not optimal).
+
+    Examples
+    --------
+    >>> mic_constants([0.5, 0.3, 0.2], [0.5, 0.25, 0.1]).round(12).tolist()
+    [0.0, 0.05, 0.1]
     """
     errors = _as_curve(errors, "errors")
     optimal = _as_curve(optimal, "optimal")
@@ -185,18 +296,28 @@ def mic_constants(errors, optimal) -> np.ndarray:
 
 
 def mic(errors, optimal, t_star: int) -> float:
-    """MIC m(t*) = (1/t*) Σ_{t=1}^{t*} ε_t (Definition 4.2, Eq. 2).
+    """The mean iteration statistical consistency ``m(t*) = (1/t*) sum_{t=1}^{t*} eps_t``.
+
+    Definition 4.2 (Eq. 2) of Brutzkus, Daniely & Malach (2020): the average, over the first
+    ``t*`` iterations, of the gap between the greedy tree and the optimal one
+    (:func:`mic_constants`).
 
     Parameters
     ----------
-    errors, optimal : array-like of shape (t_max + 1,)
-        ``errors[t]`` = E(A(D, t)) and ``optimal[t]`` = OPT(D, t), both indexed from t = 0.
+    errors : array-like of shape (t_max + 1,)
+        ``errors[t] = E(A(D, t))``, from ``t = 0``.
+    optimal : array-like of shape (t_max + 1,)
+        ``optimal[t] = OPT(D, t)``, from ``t = 0``.
     t_star : int
-        1 <= t_star <= t_max.
+        ``1 <= t_star <= t_max``.
+
+    Returns
+    -------
+    float
 
     Examples
     --------
-    >>> mic([0.5, 0.3, 0.2], [0.5, 0.25, 0.1], 2)
+    >>> mic([0.5, 0.3, 0.2], [0.5, 0.25, 0.1], 2)  # (0.05 + 0.1) / 2
     0.075
     """
     gaps = mic_constants(errors, optimal)

@@ -62,13 +62,36 @@ class PopulationTree:
 
     Root ``0``; an internal node ``i`` tests ``feature[i]`` and sends ``x = 0`` to
     ``first_child[i]`` and ``x = 1`` to ``first_child[i] + 1``; leaves have ``first_child = -1``
-    and ``feature = -1`` (the layout of ``treebound.tree``).
+    and ``feature = -1`` (the layout of :class:`treebound.tree.Tree`). The trees of
+    :class:`GrowthResult`.
 
-    Attributes
+    Parameters
     ----------
-    first_child, feature : int64 (n_nodes,)
-    probability : float64 (n_nodes,)    p(v), the probability of reaching the node
-    positive_rate : float64 (n_nodes,)  q(v) = P[F = 1 | reach v]
+    first_child : ndarray of int64, shape (n_nodes,)
+        First child id, ``-1`` for a leaf.
+    feature : ndarray of int64, shape (n_nodes,)
+        Tested variable (0-based), ``-1`` for a leaf.
+    probability : ndarray of float64, shape (n_nodes,)
+        ``p(v)``, the probability of reaching the node.
+    positive_rate : ndarray of float64, shape (n_nodes,)
+        ``q(v) = P[F = 1 | reach v]``.
+
+    Examples
+    --------
+    >>> from treebound.mic import ProductDistribution, ReadOnceDNF, top_down
+    >>> f = ReadOnceDNF.parse("(x1 & x2) | (x3 & x4 & x5)")
+    >>> result = top_down(f, ProductDistribution.uniform(5), 3)
+    >>> tree = result.trees[2]
+    >>> print(tree)
+    x1 = 0:
+      leaf: label 0, p = 0.5, q = 0.125
+    x1 = 1:
+      x2 = 0:
+        leaf: label 0, p = 0.25, q = 0.125
+      x2 = 1:
+        leaf: label 1, p = 0.25, q = 1
+    >>> tree.n_internal, tree.error  # E(T) = sum_leaves p(l) min(q(l), 1 - q(l))
+    (2, 0.09375)
     """
 
     first_child: np.ndarray
@@ -106,7 +129,26 @@ class PopulationTree:
         return self.feature[self.first_child >= 0]
 
     def predict(self, X) -> np.ndarray:
-        """Labels (uint8) of the leaves reached by the rows of a 0/1 matrix ``X``."""
+        """Labels of the leaves reached by the rows of a 0/1 matrix.
+
+        Parameters
+        ----------
+        X : array-like of 0/1, shape (n_samples, n_variables)
+            Assignments (at least as many columns as the largest variable tested).
+
+        Returns
+        -------
+        ndarray of uint8, shape (n_samples,)
+            The majority label of each row's leaf (1 where ``q >= 1/2``).
+
+        Examples
+        --------
+        >>> from treebound.mic import ProductDistribution, ReadOnceDNF, top_down
+        >>> f = ReadOnceDNF.parse("(x1 & x2) | (x3 & x4 & x5)")
+        >>> result = top_down(f, ProductDistribution.uniform(5), 3)
+        >>> result.trees[2].predict([[1, 1, 0, 0, 0], [0, 1, 1, 1, 1], [1, 0, 1, 1, 1]]).tolist()
+        [1, 0, 0]
+        """
         X = np.asarray(X)
         if X.ndim != 2:
             raise ValueError(f"X must be a 2-D 0/1 matrix, got shape {X.shape}")
@@ -144,15 +186,28 @@ class PopulationTree:
 
 @dataclass(frozen=True)
 class GrowthResult:
-    """Outcome of :func:`top_down` / :func:`best_first`.
+    """Outcome of :func:`top_down` / :func:`best_first`: the trees ``T_0 .. T_t_max`` and errors.
 
-    Attributes
+    Parameters
     ----------
-    policy : "top_down" or "best_first"
-    tie_break : "least_probable" or "most_probable"
-    errors : float64 (t_max + 1,)   ``errors[t]`` = E(T_t); ``errors[0]`` is the single leaf's error
-    trees : tuple of PopulationTree  T_0 .. T_{t_max}
-    n_splits : int   splits actually made (< t_max once every leaf is pure)
+    policy : {"top_down", "best_first"}
+        The growth policy.
+    tie_break : {"least_probable", "most_probable"}
+        The tie-break rule among equal-gain leaves.
+    errors : ndarray of float64, shape (t_max + 1,)
+        ``errors[t] = E(T_t)``; ``errors[0]`` is the single leaf's error.
+    trees : tuple of PopulationTree
+        ``T_0 .. T_t_max`` (``T_t`` has at most ``t`` internal nodes).
+    n_splits : int
+        Splits actually made (fewer than ``t_max`` once every leaf is pure).
+
+    Examples
+    --------
+    >>> from treebound.mic import ProductDistribution, ReadOnceDNF, top_down
+    >>> f = ReadOnceDNF.parse("(x1 & x2) | (x3 & x4 & x5)")
+    >>> result = top_down(f, ProductDistribution.uniform(5), 3)
+    >>> result.policy, result.n_splits, result.errors.tolist()
+    ('top_down', 3, [0.34375, 0.28125, 0.09375, 0.09375])
     """
 
     policy: str
@@ -197,9 +252,25 @@ def top_down(
 def best_first(
     dnf: ReadOnceDNF, dist: ProductDistribution, t_max: int, *, tie_break: str = "least_probable"
 ) -> GrowthResult:
-    """Shi's BestFirst_D(t) (Figure 6) for t = 0..t_max, with exact probabilities.
+    """Shi's BestFirst_D(t) (Brutzkus, Daniely & Malach 2020, Figure 6) for ``t = 0..t_max``.
 
-    Same parameters as :func:`top_down`; the leaf is chosen by the unweighted gain.
+    Exact probabilities; the leaf to split is chosen by the unweighted gain (section 8.1), the
+    variable within it by the largest gain, as in :func:`top_down`.
+
+    Parameters
+    ----------
+    dnf : ReadOnceDNF
+        The target ``f``.
+    dist : ProductDistribution
+        Any product distribution with at least ``dnf.n_variables`` variables.
+    t_max : int
+        Number of iterations (internal nodes of the last tree).
+    tie_break : {"least_probable", "most_probable"}, default="least_probable"
+        Which of several leaves with equal gain to split (see the module docstring).
+
+    Returns
+    -------
+    GrowthResult
 
     Examples
     --------
@@ -221,7 +292,32 @@ def grow(
     policy: str,
     tie_break: str = "least_probable",
 ) -> GrowthResult:
-    """Run the growth policy ``policy`` (a key of :data:`POLICIES`); see :func:`top_down`."""
+    """Run the growth policy ``policy`` for ``t = 0..t_max`` (what :func:`top_down` and
+    :func:`best_first` call).
+
+    Parameters
+    ----------
+    dnf : ReadOnceDNF
+        The target ``f``.
+    dist : ProductDistribution
+        Any product distribution with at least ``dnf.n_variables`` variables.
+    t_max : int
+        Number of iterations (internal nodes of the last tree).
+    policy : {"top_down", "best_first"}
+        Gain weighted by ``p(l)`` (Kearns & Mansour's TopDown, Eq. 1) or not (Shi's BestFirst).
+    tie_break : {"least_probable", "most_probable"}, default="least_probable"
+        Which of several leaves with equal gain to split (see the module docstring).
+
+    Returns
+    -------
+    GrowthResult
+
+    Examples
+    --------
+    >>> f = ReadOnceDNF.parse("(x1 & x2) | (x3 & x4 & x5)")
+    >>> grow(f, ProductDistribution.uniform(5), 3, policy="best_first").errors.tolist()
+    [0.34375, 0.28125, 0.09375, 0.09375]
+    """
     t_max = check_t_max(t_max)
     if policy not in POLICIES:
         raise ValueError(f"policy must be one of {sorted(POLICIES)}, got {policy!r}")

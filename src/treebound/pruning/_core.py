@@ -13,19 +13,24 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from treebound.tree._storage import Tree
+if TYPE_CHECKING:  # annotations only: importing the tree package here would be a cycle
+    from treebound.tree._storage import Tree
+
 
 __all__ = ["NodeStatistics", "PruningResult", "WorkingTree", "finish", "node_statistics"]
 
 
 @dataclass(frozen=True, eq=False)
 class PruningResult:
-    """What :func:`treebound.pruning.prune` returns.
+    """What :func:`treebound.prune` and :func:`treebound.pruning.run_pruning` return.
 
-    Attributes
+    A frozen record; the fields below are its attributes.
+
+    Parameters
     ----------
     tree : Tree
         The pruned tree: a new object, the input tree is left untouched.
@@ -42,17 +47,31 @@ class PruningResult:
         held-out error for "reduced_error", the cross-validated error of each tree of the
         weakest-link sequence for "ccp_cv"/"mcart_cv").
     bound : float or None
-        The final value of the risk bound ("bound": Shawe-Taylor ``eps``; "srm": Vapnik ``E_g``
-        of the whole tree); ``None`` for the other methods.
+        The final value of the risk bound ("bound": Shawe-Taylor ``eps``, Eq. 8 of Leboeuf et
+        al. 2020; "srm": Vapnik's ``E_g`` of the whole tree, Yıldız 2015 Eqs. 2-3); ``None`` for
+        the other methods.
     time : float
         Wall-clock seconds spent pruning (for the CV methods this includes growing the fold
         trees; it never includes growing the input tree).
-    info : dict
+    info : dict, optional
         Method-specific details (e.g. the alphas and CV errors of "ccp_cv", the candidate
         evaluation counts of "bound").
-    estimator : object or None
+    estimator : object or None, optional
         When an estimator was pruned: a copy of it holding the pruned tree and the fitted
         attributes ``bound_``, ``pruning_path_``, ``pruning_time_``. ``None`` for a bare tree.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from treebound import DecisionTreeClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> grown = DecisionTreeClassifier(random_state=0).fit(X, y)
+    >>> from treebound.pruning import run_pruning
+    >>> result = run_pruning(grown.tree_, "bound")
+    >>> result.method, grown.get_n_leaves(), result.n_leaves, int(result.make_leaf.sum())
+    ('bound', 9, 7, 1)
+    >>> [n for n, _ in result.path], round(result.bound, 4)
+    ([9, 7], 1.7789)
     """
 
     tree: Tree

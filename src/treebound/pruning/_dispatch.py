@@ -59,12 +59,50 @@ def holdout_split(y, fraction: float, seed: int, classification: bool):
 
 def run_pruning(tree, method: str, params: dict | None = None, *, X=None, y=None,
                 sample_weight=None, grow=None, seed: int = 0, cache=None):
-    """Prune ``tree`` with ``method``.
+    """Prune a bare :class:`~treebound.tree.Tree` with ``method``: the functional core.
 
-    ``X`` (encoded), ``y`` (class indices or targets) and ``sample_weight`` are the training
-    data for the CV methods (``grow(X, y, w) -> Tree`` regrows the fold trees with the tree's
-    own growth settings) and the pruning set for "reduced_error"; "bound" and "srm" read the
-    statistics stored in the tree.
+    :func:`treebound.prune` and the estimators' ``pruning=`` option call it; it knows trees and,
+    for the cross-validated methods, a regrow callable only. "bound" (Leboeuf et al. 2020,
+    Algorithm 3) and "srm" (Yıldız 2015) read the training statistics stored in the tree's nodes;
+    "reduced_error" reads a pruning set; "ccp_cv"/"mcart_cv" (Breiman et al. 1984) regrow trees
+    on cross-validation folds of the training data.
+
+    Parameters
+    ----------
+    tree : treebound.tree.Tree
+        The grown tree (left untouched).
+    method : {"bound", "ccp_cv", "mcart_cv", "srm", "reduced_error"}
+        The pruning method (:data:`METHODS`).
+    params : dict, optional
+        Options of the method (``pruning_params`` of the estimators), validated and completed
+        with the defaults by :func:`resolve_params`.
+    X : ndarray of float64, shape (n_samples, n_features), optional
+        Encoded rows: the training data of the CV methods, the pruning set of "reduced_error".
+    y : ndarray, shape (n_samples,), optional
+        Class indices (classification) or float targets (regression) of ``X``.
+    sample_weight : ndarray of shape (n_samples,), optional
+        Weights of ``X`` (default: all 1).
+    grow : callable, optional
+        ``grow(X, y, w) -> Tree``: regrows a fold tree with the tree's own growth settings (CV
+        methods only).
+    seed : int, default=0
+        Seeds the CV folds.
+    cache : treebound.theory.PartitioningCache, optional
+        Memo tables shared across calls ("bound", and "srm" with ``vc_bound="upper"``).
+
+    Returns
+    -------
+    PruningResult
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from treebound import DecisionTreeClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> grown = DecisionTreeClassifier(random_state=0).fit(X, y)
+    >>> result = run_pruning(grown.tree_, "srm", {"vc_bound": "upper"})
+    >>> result.n_leaves, round(result.bound, 4)
+    (7, 0.0976)
     """
     params = resolve_params(method, params, task=tree.task)
     if method == "bound" and params["bound"] == "shawe_taylor":

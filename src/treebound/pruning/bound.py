@@ -46,6 +46,12 @@ one with ``u`` cut and then ``v`` cut, and the second cut lowers ``ln tau`` by a
 ``Gamma_i`` (already computed) at any valid level ``i`` below the common ancestor of ``u`` and
 ``v``, plus the halving allowance (:meth:`_BoundSearch._transfer`). A candidate therefore starts
 the next step from its previous bound minus that amount instead of from ``ln n``.
+
+The loose variants need no tables and no branch and bound: every candidate of a step is
+evaluated exactly by one numba kernel on the working tree's flat arrays
+(:mod:`treebound.pruning._loose_growth`), which recomputes only each candidate's root path and
+memoizes subtree values by canonical shape and size; ``search="all"`` builds each candidate's
+structure and calls :func:`~treebound.theory.log_growth_function_upper_bound` (the oracle).
 """
 
 from __future__ import annotations
@@ -57,17 +63,24 @@ import time
 import numpy as np
 
 from treebound._kernels.partitioning import max_log_ratio
+from treebound.pruning._bound_objective import (
+    BoundObjective,
+    choose_variant,
+    effective_n_features,
+    tight_table_cost,
+)
 from treebound.pruning._core import WorkingTree, finish, integer_errors, node_statistics
-from treebound.theory.bounds import PAPER_ERROR_PRIOR_RATIO, log_structure_prior
+from treebound.pruning._loose_growth import LooseGrowth
+from treebound.theory._fitted_shapes import subtree_structures
+from treebound.theory.bounds import PAPER_ERROR_PRIOR_RATIO
 from treebound.theory.combinatorics import log_falling_factorial
 from treebound.theory.partitioning import (
     VARIANTS,
     PartitioningCache,
     _tight_log_values,  # the root's per-row values at one m (no public equivalent)
     ensure_log_tables,
-    log_growth_function_upper_bound,
 )
-from treebound.theory.structures import TreeStructure, subtree_structures
+from treebound.theory.structures import TreeStructure
 
 __all__ = ["BoundObjective", "choose_variant", "effective_n_features", "prune_bound",
            "tight_table_cost"]
@@ -76,117 +89,6 @@ __all__ = ["BoundObjective", "choose_variant", "effective_n_features", "prune_bo
 _TABLE_TOLERANCE = 1e-8
 # Two bounds closer than this (relative) are a tie.
 _TIE_TOLERANCE = 1e-12
-
-
-def effective_n_features(n_categories) -> int:
-    """``ell`` to use in Theorem 9 for a binary tree over these features.
-
-    Theorem 9 depends on the features only through the number of distinct ways a stump can send
-    ``k`` of ``m`` points to its left child: at most ``2`` per real-valued feature (threshold and
-    side), hence ``min(2 ell, C(m, k))``. A binary categorical test sending a subset of the ``K``
-    categories left realizes at most ``2^K - 2`` nontrivial left sets (the subsets of categories
-    other than none and all; ``1 <= k <= m - 1`` in the sum), i.e. counts as ``2^(K-1) - 1``
-    real features (Yıldız's Theorem 5 counts the same bipartitions); a two-category feature
-    counts as exactly one. This is the extension treebound uses for "bound" on categorical
-    features (binary splits only).
-    """
-    n_categories = np.asarray(n_categories, dtype=np.int64)
-    total = int(np.count_nonzero(n_categories == 0))
-    for K in n_categories[n_categories > 0].tolist():
-        total += 2 ** (int(K) - 1) - 1
-    return max(total, 1)
-
-
-# Cost model of the tight tables (measured on this machine, bench_certify_speed.py era): about
-# 1 microsecond and 16 bytes (table and prefix sums) per entry, plus the merges of Theorem 9,
-# cubic in the parts, for many classes.
-_SECONDS_PER_ENTRY = 1.5e-6
-_SECONDS_PER_MERGE = 3e-9
-_BYTES_PER_ENTRY = 16
-
-
-def tight_table_cost(tree, n_examples: int | None = None) -> tuple[float, float]:
-    """Rough ``(bytes, seconds)`` of the tight partitioning tables the first evaluation of
-    ``tree``'s bound builds: one table of ``min(n_classes, L_s) + 1`` rows over ``2m + 1``
-    points per distinct subtree shape ``s`` (the search then adds tables for the candidates'
-    root paths, within the same order of magnitude per step)."""
-    m = int(tree.n_node_samples[0]) if n_examples is None else int(n_examples)
-    n = tree.n_classes
-    parts = np.array([min(n, s.n_leaves) + 1 for s in
-                      {t.canonical() for t in subtree_structures(tree)} if not s.is_leaf],
-                     dtype=np.float64)
-    points = 2.0 * m + 1.0
-    entries = float(parts.sum()) * points
-    merges = float((parts**3).sum()) * points
-    return (_BYTES_PER_ENTRY * entries,
-            _SECONDS_PER_ENTRY * entries + _SECONDS_PER_MERGE * merges)
-
-
-def choose_variant(tree, variant: str) -> str:
-    """The variant bound pruning runs: ``"auto"`` is ``"tight"`` when its tables fit the
-    resource limits (:func:`treebound.resource_limits`), else ``"loose"`` (the section 6.2
-    bound, valid and table-free) with a warning; an explicit ``"tight"`` over the limits raises
-    :class:`~treebound.ResourceLimitError` naming the estimate and how to raise the limit."""
-    import warnings
-
-    from treebound._resources import ResourceLimitError, check_resources, unbounded
-
-    if variant not in ("auto", "tight") or not tree.is_binary or tree.task != "classification":
-        return variant
-    if unbounded():
-        return "tight"
-    memory, seconds = tight_table_cost(tree)
-    what = (f"bound pruning (tight Theorem 9 tables) of a tree with {tree.n_leaves} leaves and "
-            f"{tree.n_classes} classes at m = {int(tree.n_node_samples[0])}")
-    try:
-        check_resources(what, memory=memory, seconds=seconds)
-    except ResourceLimitError as exc:
-        if variant == "tight":
-            raise ResourceLimitError(f"{exc}; or prune with variant='loose' (no tables)") \
-                from None
-        warnings.warn(f"{exc}. pruning_params variant='auto' uses the loose bound instead "
-                      "(Leboeuf et al. section 6.2, valid, no tables); raise the limit or ask "
-                      "for variant='tight' to keep Theorem 9", UserWarning, stacklevel=6)
-        return "loose"
-    return "tight"
-
-
-class BoundObjective:
-    """``eps`` of Eq. (8) as a function of (errors, leaves, log growth), vectorized over nodes."""
-
-    def __init__(self, n_examples: int, n_features: int, n_classes: int, delta: float, r: float,
-                 variant: str, cache: PartitioningCache):
-        self.m = int(n_examples)
-        self.n_features = int(n_features)
-        self.n_classes = int(n_classes)
-        self.delta = float(delta)
-        self.r = float(r)
-        self.variant = variant
-        self.cache = cache
-        self._log_prior = [math.nan]  # ln p_L for L = 1, 2, ...
-
-    def log_structure_priors(self, n_leaves) -> np.ndarray:
-        top = int(np.max(n_leaves))
-        while len(self._log_prior) <= top:
-            self._log_prior.append(log_structure_prior(len(self._log_prior)))
-        return np.asarray(self._log_prior)[np.asarray(n_leaves, dtype=np.int64)]
-
-    def constant_part(self, n_errors, n_leaves) -> np.ndarray:
-        """``eps`` without the growth-function term: ``(2k + 4 (ln 4 - ln delta - ln q_k -
-        ln p_L)) / m``."""
-        k = np.asarray(n_errors, dtype=np.float64)
-        log_q = math.log1p(-self.r) + k * math.log(self.r)
-        log_p = self.log_structure_priors(n_leaves)
-        return (2.0 * k + 4.0 * (math.log(4.0) - math.log(self.delta) - log_q - log_p)) / self.m
-
-    def growth_part(self, log_growth):
-        return 4.0 * np.asarray(log_growth, dtype=np.float64) / self.m
-
-    def log_growth(self, structure: TreeStructure) -> float:
-        """``ln tau_T(2m)`` (Eq. 8 evaluates the growth function at twice the sample size)."""
-        return log_growth_function_upper_bound(structure, 2 * self.m, self.n_features,
-                                               self.n_classes, variant=self.variant,
-                                               cache=self.cache)
 
 
 def prune_bound(tree, *, delta: float = 0.05, r: float = PAPER_ERROR_PRIOR_RATIO,
@@ -214,8 +116,11 @@ def prune_bound(tree, *, delta: float = 0.05, r: float = PAPER_ERROR_PRIOR_RATIO
     cache : PartitioningCache, optional
         Memo tables shared with other calls (a fresh one per call otherwise).
     search : {"lazy", "all"}
-        "lazy" = branch and bound (exact, the default); "all" = evaluate every candidate
-        exactly at every step (the plain loop of Algorithm 3, for checking).
+        "lazy" = the fast exact search (the default): branch and bound for "tight", one
+        kernel call per step over every candidate's flat arrays for "loose"/"loose_paper";
+        "all" = evaluate every candidate's structure with
+        :func:`~treebound.theory.log_growth_function_upper_bound` at every step (the plain
+        loop of Algorithm 3, for checking).
 
     Returns
     -------
@@ -258,7 +163,8 @@ def prune_bound(tree, *, delta: float = 0.05, r: float = PAPER_ERROR_PRIOR_RATIO
     ell = effective_n_features(tree.n_categories) if n_features is None else int(n_features)
     objective = BoundObjective(m, ell, tree.n_classes, delta, r, variant,
                                PartitioningCache() if cache is None else cache)
-    state = _BoundSearch(tree, stats, objective, lazy=(search == "lazy" and variant == "tight"))
+    state = _BoundSearch(tree, stats, objective, lazy=(search == "lazy" and variant == "tight"),
+                         loose_kernel=(search == "lazy" and variant != "tight"))
     path = [(state.work.n_leaves, state.eps)]
     initial = state.eps
     while state.work.n_leaves > 1:
@@ -278,7 +184,8 @@ def prune_bound(tree, *, delta: float = 0.05, r: float = PAPER_ERROR_PRIOR_RATIO
 class _BoundSearch:
     """State of Algorithm 3 between steps: the working tree, its shapes and its bound."""
 
-    def __init__(self, tree, stats, objective: BoundObjective, lazy: bool):
+    def __init__(self, tree, stats, objective: BoundObjective, lazy: bool,
+                 loose_kernel: bool = False):
         self.tree = tree
         self.obj = objective
         self.lazy = lazy
@@ -294,7 +201,14 @@ class _BoundSearch:
         self._root_rows = None        # running log-sums of Eq. (4)'s terms, current tree
         self.n_exact = 0
         self.n_candidates = 0
-        self.log_growth = objective.log_growth(self.shapes[0])
+        # Loose variants: every candidate of a step in one kernel call on the flat arrays.
+        self.loose = LooseGrowth(self.work, self.shapes[0], objective.m, objective.n_features,
+                                 objective.n_classes, objective.variant == "loose_paper",
+                                 objective.cache) if loose_kernel else None
+        if self.loose is not None:
+            self.log_growth = float(self.loose.log_growth([-1])[0])
+        else:
+            self.log_growth = objective.log_growth(self.shapes[0])
         self.eps = float(self._eps(self._errors(self.work.loss[0]), self.work.n_leaves,
                                    self.log_growth))
         self.n_parts = objective.n_classes
@@ -360,10 +274,19 @@ class _BoundSearch:
 
     def _best_exhaustive(self, internal, base, limit):
         best = None
-        for i, u in enumerate(internal.tolist()):
-            g = self._exact(u)
-            eps = float(base[i] + self.obj.growth_part(g))
-            best = _better(best, (eps, -int(self.work.leaves[u]), u, g))
+        if self.loose is not None:
+            growth = self.loose.log_growth(internal)
+            self.n_exact += int(internal.size)
+            eps_all = base + self.obj.growth_part(growth)
+            leaves = self.work.leaves[internal]
+            for u, eps, g, n in zip(internal.tolist(), eps_all.tolist(), growth.tolist(),
+                                    leaves.tolist(), strict=True):
+                best = _better(best, (eps, -n, u, g))
+        else:
+            for i, u in enumerate(internal.tolist()):
+                g = self._exact(u)
+                eps = float(base[i] + self.obj.growth_part(g))
+                best = _better(best, (eps, -int(self.work.leaves[u]), u, g))
         if best is None or best[0] > limit:
             return None
         return best[2], best[0], best[3]
@@ -516,6 +439,8 @@ class _BoundSearch:
         if self.lazy:
             self._transfer(u)
         self.work.collapse(u)
+        if self.loose is not None:
+            self.loose.collapse(u)
         shapes, fc, parent = self.shapes, self.first_child, self.parent
         shapes[u] = TreeStructure.leaf()
         p = parent[u]

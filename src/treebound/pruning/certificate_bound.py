@@ -52,8 +52,44 @@ class _Rows:
 
 
 def prune_by_certificate(tree, X, y, *, criterion: str, delta: float = 0.05):
-    """Prune ``tree`` (grown on the encoded rows ``X`` with class indices ``y``) by Algorithm 3
-    with the certificate ``criterion`` ("hti" or "compression") as the objective."""
+    """Prune ``tree`` by Algorithm 3 of Leboeuf et al. (2020) with a certificate as the
+    objective in place of the Shawe-Taylor bound (``pruning_params={"bound": criterion}``).
+
+    Parameters
+    ----------
+    tree : Tree
+        A binary classification tree.
+    X : array-like of float64, shape (n_rows, n_features)
+        The encoded rows it was grown on (the errors are counted on them).
+    y : array-like of int, shape (n_rows,)
+        Their class indices.
+    criterion : {"hti", "compression"}
+        The hypergeometric tail inversion (Leboeuf, LeBlanc & Marchand 2021, Theorem 5) with
+        the leaf-assignment growth bound, or the sample-compression bound (Marchand & Sokolova 2005);
+        :func:`treebound.certify` computes the same numbers.
+    delta : float in (0, 1), default=0.05
+        Confidence of the bound.
+
+    Returns
+    -------
+    PruningResult
+        ``bound`` is the certificate of the pruned tree; ``path`` lists ``(n_leaves, bound)``
+        of the grown tree and after every accepted collapse.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from treebound import DecisionTreeClassifier
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> tree = DecisionTreeClassifier(max_leaf_nodes=20, random_state=0).fit(X, y).tree_
+    >>> result = prune_by_certificate(tree, X, y, criterion="hti")
+    >>> result.n_leaves, round(result.bound, 4)
+    (2, 0.1705)
+    >>> model = DecisionTreeClassifier(max_leaf_nodes=20, random_state=0, pruning="bound",
+    ...                                pruning_params={"bound": "hti"}).fit(X, y)
+    >>> model.bound_ == result.bound
+    True
+    """
     from treebound.certificates._counting import log_test_counts
     from treebound.certificates._deployed import DeployedTree, treebound_midpoint
 
@@ -169,10 +205,12 @@ class _HtiObjective:
             L -= int(leaves[u]) - 1
             k += int(self.leaf_errors[u]) - int(errors[u])
             log_w -= float(log_w_below[u])
-        log_growth = log_leaf_assignment_growth_bound(self.m + self.ghost, L, self.n,
-                                                      max(log_w, 0.0))
-        return hypergeometric_tail_inversion_bound(self.m, k, log_growth, self.delta,
-                                                   self.ghost, log_prior=self.prior(L))
+        log_growth = log_leaf_assignment_growth_bound(self.m + self.ghost, n_leaves=L,
+                                                      n_classes=self.n,
+                                                      log_test_choices=max(log_w, 0.0))
+        return hypergeometric_tail_inversion_bound(self.m, n_errors=k, log_growth=log_growth,
+                                                   delta=self.delta,
+                                                   ghost_size=self.ghost, log_prior=self.prior(L))
 
     def accept(self, u, internal):
         pass
@@ -253,7 +291,8 @@ class _CompressionObjective:
         if n_numeric > 0:
             log_p -= math.log(2 * n_numeric - 1)
             log_p -= log_surjections_bound(2 * n_numeric, d) - n_numeric * math.log(2.0)
-        return sample_compression_bound(m, wrong_outside, d, log_p, self.delta)
+        return sample_compression_bound(m, n_errors_outside=wrong_outside, compression_size=d,
+                                        log_message_prior=log_p, delta=self.delta)
 
     def accept(self, u, internal):
         for v in self._numeric_internal_below(u, internal):

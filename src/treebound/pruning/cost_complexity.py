@@ -45,7 +45,27 @@ __all__ = [
 
 
 def mcart_complexity(n_examples: int, n_features: int):
-    """``c(L) = d ln(m / d)``, ``d = L ln(L ell)`` (M-CART, Leboeuf et al. section 6.2)."""
+    """The complexity of M-CART (Leboeuf et al. 2020, section 6.2): ``c(L) = d ln(m / d)`` with
+    ``d = L ln(L ell)``, in place of CART's ``c(L) = L``.
+
+    Parameters
+    ----------
+    n_examples : int
+        ``m``, the training examples.
+    n_features : int
+        ``ell``, the features.
+
+    Returns
+    -------
+    callable
+        ``c(n_leaves)``, vectorized over an array of leaf counts (0 where ``d <= 0``).
+
+    Examples
+    --------
+    >>> c = mcart_complexity(150, 4)
+    >>> c([1, 2, 5]).round(3).tolist()  # 1 leaf: ln(4) ln(150 / ln 4)
+    [6.493, 14.911, 34.511]
+    """
     m, ell = float(n_examples), float(n_features)
 
     def c(n_leaves):
@@ -64,9 +84,11 @@ COMPLEXITIES = {"ccp_cv": None, "mcart_cv": mcart_complexity}
 
 
 class WeakestLinkSequence:
-    """The weakest-link pruning sequence of a tree.
+    """The weakest-link pruning sequence of a tree (:func:`weakest_link_sequence` builds it).
 
-    Attributes
+    The constructor stores its arguments as attributes of the same names.
+
+    Parameters
     ----------
     links : list of (alpha, node)
         Every single collapse in order (ties at the same alpha are separate entries, as in
@@ -79,6 +101,18 @@ class WeakestLinkSequence:
         grown tree's leaves, a large value for nodes never collapsed themselves).
     n_leaves, risk : ndarray
         Leaves and total risk of every ``T_k``.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from treebound import DecisionTreeClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> tree = DecisionTreeClassifier(random_state=0).fit(X, y).tree_
+    >>> seq = weakest_link_sequence(tree)
+    >>> len(seq), seq.n_leaves.tolist()
+    (6, [9, 7, 4, 3, 2, 1])
+    >>> seq.alphas.round(4).tolist()
+    [0.0, 0.0033, 0.0067, 0.0133, 0.2933, 0.3333]
     """
 
     def __init__(self, links, alphas, step_of_node, n_leaves, risk):
@@ -92,11 +126,54 @@ class WeakestLinkSequence:
         return int(self.alphas.shape[0])
 
     def make_leaf(self, k: int) -> np.ndarray:
-        """Collapse mask of ``T_k`` over the grown tree's nodes."""
+        """Collapse mask of ``T_k`` over the grown tree's nodes.
+
+        Parameters
+        ----------
+        k : int
+            Index of the tree in the sequence (0 is the grown tree with its zero-gain links
+            collapsed).
+
+        Returns
+        -------
+        ndarray of bool, shape (n_nodes,)
+            ``make_leaf`` for :meth:`treebound.tree.Tree.collapse`.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_iris
+        >>> from treebound import DecisionTreeClassifier
+        >>> X, y = load_iris(return_X_y=True)
+        >>> tree = DecisionTreeClassifier(random_state=0).fit(X, y).tree_
+        >>> seq = weakest_link_sequence(tree)
+        >>> pruned, _ = tree.collapse(seq.make_leaf(2))
+        >>> pruned.n_leaves, int(seq.n_leaves[2])
+        (4, 4)
+        """
         return (self.step_of_node >= 0) & (self.step_of_node <= k)
 
     def index_at(self, alpha: float) -> int:
-        """``k`` of the tree optimal at ``alpha`` (the last ``alphas[k] <= alpha``)."""
+        """Index of the tree of the sequence that is optimal at ``alpha``.
+
+        Parameters
+        ----------
+        alpha : float
+            Complexity parameter, ``>= 0``.
+
+        Returns
+        -------
+        int
+            The last ``k`` with ``alphas[k] <= alpha``.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_iris
+        >>> from treebound import DecisionTreeClassifier
+        >>> X, y = load_iris(return_X_y=True)
+        >>> seq = weakest_link_sequence(DecisionTreeClassifier(random_state=0).fit(X, y).tree_)
+        >>> seq.index_at(0.0), seq.index_at(0.01), seq.index_at(1.0)
+        (0, 2, 5)
+        """
         return int(np.searchsorted(self.alphas, alpha, side="right") - 1)
 
 
@@ -113,11 +190,38 @@ def node_risk(tree, risk: str) -> np.ndarray:
 
 
 def weakest_link_sequence(tree, risk: str = "error", complexity=None) -> WeakestLinkSequence:
-    """Weakest-link sequence of ``tree`` (see the module docstring).
+    """Weakest-link sequence of ``tree`` (Breiman et al. 1984, section 3.3; see the module
+    docstring).
 
-    ``complexity`` is ``c(L)`` as a vectorized callable, or ``None`` for CART's ``c(L) = L``.
     Links whose denominator is not positive are never weak (``g = inf``); if only such links
     remain, the sequence stops before the root.
+
+    Parameters
+    ----------
+    tree : Tree
+        A fitted tree.
+    risk : {"error", "impurity"}, default="error"
+        ``R(t)``: the misclassification rate or the criterion's impurity (regression trees use
+        the squared error either way).
+    complexity : callable or None, default=None
+        ``c(L)``, vectorized over leaf counts (:func:`mcart_complexity`); ``None`` is CART's
+        ``c(L) = L``.
+
+    Returns
+    -------
+    WeakestLinkSequence
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from treebound import DecisionTreeClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> tree = DecisionTreeClassifier(random_state=0).fit(X, y).tree_
+    >>> seq = weakest_link_sequence(tree)
+    >>> seq.n_leaves.tolist(), seq.risk.round(4).tolist()  # training error of every T_k
+    ([9, 7, 4, 3, 2, 1], [0.0, 0.0067, 0.0267, 0.04, 0.3333, 0.6667])
+    >>> weakest_link_sequence(tree, complexity=mcart_complexity(150, 4)).n_leaves.tolist()
+    [9, 7, 4, 3, 2, 1]
     """
     stats = node_statistics(tree)
     r_node = node_risk(tree, risk)
@@ -185,8 +289,35 @@ def weakest_link_sequence(tree, risk: str = "error", complexity=None) -> Weakest
 
 
 def cost_complexity_path(tree, risk: str = "impurity"):
-    """``(ccp_alphas, impurities)`` like scikit-learn's ``cost_complexity_pruning_path``: the
-    alpha of every single collapse (starting with 0) and the total risk after it."""
+    """The cost-complexity path, like scikit-learn's ``cost_complexity_pruning_path``.
+
+    Parameters
+    ----------
+    tree : Tree
+        A fitted tree.
+    risk : {"impurity", "error"}, default="impurity"
+        ``R(t)`` (scikit-learn uses the impurity).
+
+    Returns
+    -------
+    ccp_alphas : ndarray of float64
+        The alpha of every single collapse, starting with 0 (ties are separate entries).
+    impurities : ndarray of float64
+        The total risk of the tree after each of them, as a fraction of the root's weight.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.datasets import load_iris
+    >>> from sklearn.tree import DecisionTreeClassifier as SklearnTree
+    >>> from treebound import DecisionTreeClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> alphas, impurities = cost_complexity_path(DecisionTreeClassifier(random_state=0)
+    ...                                           .fit(X, y).tree_)
+    >>> theirs = SklearnTree(random_state=0).cost_complexity_pruning_path(X, y)
+    >>> np.allclose(alphas, theirs.ccp_alphas), np.allclose(impurities, theirs.impurities)
+    (True, True)
+    """
     seq = weakest_link_sequence(tree, risk)
     stats_risk = node_risk(tree, risk)
     alphas = [0.0] + [a for a, _ in seq.links]
@@ -258,18 +389,40 @@ def prune_cost_complexity_cv(tree, fold_trees, *, method: str = "ccp_cv", rule: 
     fold_trees : list of (Tree, X_val, y_val, w_val)
         One tree per fold, grown with the same settings on the other folds, with its held-out
         encoded data, targets (class indices or values) and weights.
-    method : {"ccp_cv", "mcart_cv"}
-    rule : {"min", "1se"}
-    risk : {"error", "impurity"}
+    method : {"ccp_cv", "mcart_cv"}, default="ccp_cv"
+        CART's complexity ``c(L) = L`` or M-CART's (:func:`mcart_complexity`).
+    rule : {"min", "1se"}, default="min"
+        The tree of smallest CV error, or the smallest tree within one standard error of it
+        (Breiman et al. section 3.4.3).
+    risk : {"error", "impurity"}, default="error"
         ``R(t)`` of the weakest link (classification; regression always uses squared error).
     n_features : int, optional
         ``ell`` of M-CART's complexity (default: the tree's number of features).
+    started : float, optional
+        ``time.perf_counter()`` when the pruning started (the fold trees' growth counts in
+        ``time``); default: now.
 
     Returns
     -------
     PruningResult
         ``path`` lists ``(n_leaves, CV error)`` of every ``T_k``; ``info`` has ``alphas``,
         ``cv_error``, ``cv_se``, ``index_min``, ``index_1se``, ``rule``, ``alpha``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.datasets import load_iris
+    >>> from sklearn.model_selection import StratifiedKFold
+    >>> from treebound import DecisionTreeClassifier
+    >>> X, y = load_iris(return_X_y=True)  # numeric features: encoded rows are X itself
+    >>> tree = DecisionTreeClassifier(random_state=0).fit(X, y).tree_
+    >>> folds = []
+    >>> for train, val in StratifiedKFold(5, shuffle=True, random_state=0).split(X, y):
+    ...     fold = DecisionTreeClassifier(random_state=0).fit(X[train], y[train]).tree_
+    ...     folds.append((fold, X[val], y[val], np.ones(len(val))))
+    >>> result = prune_cost_complexity_cv(tree, folds, rule="1se")
+    >>> result.n_leaves, result.info["n_leaves_min"], result.info["n_leaves_1se"]
+    (3, 9, 3)
     """
     started = time.perf_counter() if started is None else started
     if method not in COMPLEXITIES:

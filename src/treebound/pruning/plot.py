@@ -36,11 +36,35 @@ def plot_pruning_path(model, ax=None, *, label: str | None = None, color=None):
 
     The objective (see :data:`OBJECTIVES`) is plotted against the number of leaves of each
     tree the method visited, with the kept tree marked by a star. Call it again on the same
-    ``ax`` to compare several models or methods.
+    ``ax`` to compare several models or methods. matplotlib is imported on the first call.
+
+    Parameters
+    ----------
+    model : pruned estimator or PruningResult
+        A treebound estimator fitted with ``pruning=...`` (its ``pruning_path_``), or the result
+        of :func:`treebound.prune`.
+    ax : matplotlib Axes, optional
+        Where to draw; a new figure is created when omitted.
+    label : str, optional
+        Legend label of the curve (default: the method's name).
+    color : matplotlib color, optional
+        Color of the curve and of its star.
 
     Returns
     -------
-    matplotlib Axes
+    matplotlib.axes.Axes
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from treebound import DecisionTreeClassifier, plot_pruning_path
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> model = DecisionTreeClassifier(pruning="bound").fit(X, y)
+    >>> ax = plot_pruning_path(model)
+    >>> ax.get_xlabel(), ax.get_title()
+    ('leaves', 'pruning path (bound)')
     """
     import matplotlib.pyplot as plt
 

@@ -87,7 +87,32 @@ class _LowerBound:
 
 
 def subtree_vcdim_bounds(tree, vc_bound: str = "lower", cache=None) -> np.ndarray:
-    """VC-dimension bound of the full subtree rooted at every node of ``tree``."""
+    """VC-dimension bound of the full subtree rooted at every node of ``tree``.
+
+    Parameters
+    ----------
+    tree : Tree
+        A fitted tree.
+    vc_bound : {"lower", "upper"}, default="lower"
+        Yıldız's recursive lower bound (2015, Theorems 1-5; any arity) or the upper bound of
+        Leboeuf et al. (2020, Algorithm 2; binary trees only).
+    cache : PartitioningCache, optional
+        Tables of the upper bound, shared with other calls.
+
+    Returns
+    -------
+    ndarray of int64, shape (n_nodes,)
+        1 at the leaves.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from treebound import DecisionTreeClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> tree = DecisionTreeClassifier(random_state=0).fit(X, y).tree_
+    >>> subtree_vcdim_bounds(tree)[:4].tolist(), subtree_vcdim_bounds(tree, "upper")[:4].tolist()
+    ([15, 1, 14, 9], [56, 1, 47, 26])
+    """
     work = WorkingTree(tree)
     out = np.empty(tree.n_nodes, dtype=np.int64)
     vc = _VCTracker(work, vc_bound, cache)
@@ -130,7 +155,7 @@ class _VCTracker:
             self.shapes[v] = shape
             value = self.memo.get(shape)
             if value is None:
-                value = vcdim_upper_bound(shape, self.ell, cache=self.cache)
+                value = vcdim_upper_bound(shape, n_features=self.ell, cache=self.cache)
                 self.memo[shape] = value
             return value
         low = self.lower
@@ -144,7 +169,19 @@ class _VCTracker:
 
 def prune_srm(tree, *, a1: float = 0.1, a2: float = 2.0, vc_bound: str = "lower",
               cache: PartitioningCache | None = None):
-    """Prune ``tree`` bottom-up with SRM (see the module docstring).
+    """Prune ``tree`` bottom-up with SRM (Yıldız 2015, section 4.1; see the module docstring).
+
+    Parameters
+    ----------
+    tree : Tree
+        A fitted classification tree.
+    a1, a2 : float, default=0.1 and 2.0
+        The constants of Vapnik's bound (Yıldız Eq. 2, Cherkassky-Mulier values);
+        :func:`treebound.theory.vapnik_srm_bound`.
+    vc_bound : {"lower", "upper"}, default="lower"
+        VC dimension of a subtree (:func:`subtree_vcdim_bounds`).
+    cache : PartitioningCache, optional
+        Tables of the upper bound, shared with other calls.
 
     Returns
     -------
@@ -153,6 +190,16 @@ def prune_srm(tree, *, a1: float = 0.1, a2: float = 2.0, vc_bound: str = "lower"
         error rate, ``N`` the training examples); ``path`` has ``(n_leaves, E_g)`` of the grown
         tree and of the pruned tree; ``info`` has ``vcdim`` (of the pruned tree) and
         ``collapsed`` (the number of collapses).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from treebound import DecisionTreeClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> tree = DecisionTreeClassifier(random_state=0).fit(X, y).tree_
+    >>> result = prune_srm(tree)
+    >>> tree.n_leaves, result.n_leaves, round(result.bound, 4), result.info["vcdim"]
+    (9, 9, 0.0416, 15)
     """
     started = time.perf_counter()
     if tree.task != "classification":
@@ -168,7 +215,8 @@ def prune_srm(tree, *, a1: float = 0.1, a2: float = 2.0, vc_bound: str = "lower"
 
     def bound(loss, weight, count, vcdim):
         rate = min(max(float(loss) / float(weight), 0.0), 1.0) if weight > 0 else 0.0
-        return vapnik_srm_bound(rate, max(int(count), 1), max(int(vcdim), 1), a1=a1, a2=a2)
+        return vapnik_srm_bound(rate, n_examples=max(int(count), 1), vcdim=max(int(vcdim), 1),
+                                a1=a1, a2=a2)
 
     grown_vc = subtree_vcdim_bounds(tree, vc_bound, cache)[0]
     path = [(work.n_leaves, bound(stats.subtree_loss[0], weights[0], counts[0], grown_vc))]

@@ -9,6 +9,11 @@ hypergeometric tail inversion" (Theorems 5 and 7), Langford (2005) and Marchand 
 (2005).
 """
 
+from treebound.theory._fitted_shapes import (
+    collapsed_structure,
+    collapsed_structures,
+    subtree_structures,
+)
 from treebound.theory.bounds import (
     log_error_prior,
     log_structure_prior,
@@ -44,21 +49,7 @@ from treebound.theory.shattering import (
     exact_vcdim,
     stump_shatters,
 )
-from treebound.theory.structures import (
-    TreeStructure,
-    collapsed_structure,
-    collapsed_structures,
-    enumerate_structures,
-    subtree_structures,
-)
-from treebound.theory.tail_inversion import (
-    binomial_tail_inversion,
-    binomial_tail_lower_inversion,
-    hypergeometric_tail_inversion_bound,
-    hypergeometric_tail_inversion_lower_bound,
-    log_leaf_assignment_growth_bound,
-    sample_compression_bound,
-)
+from treebound.theory.structures import TreeStructure, enumerate_structures
 from treebound.theory.vcdim import (
     stump_vcdim,
     vcdim_lower_bound,
@@ -114,3 +105,28 @@ __all__ = [
     "yildiz_path_tree_lower_bound",
     "yildiz_stump_vcdim",
 ]
+
+#: The tail inversions need scipy.special (about 0.2 s to import): loaded on first access
+#: (PEP 562), so that the commands that only count partitions (``treebound vcdim``) start faster.
+_TAIL_INVERSION = frozenset({
+    "binomial_tail_inversion",
+    "binomial_tail_lower_inversion",
+    "hypergeometric_tail_inversion_bound",
+    "hypergeometric_tail_inversion_lower_bound",
+    "log_leaf_assignment_growth_bound",
+    "sample_compression_bound",
+})
+
+
+def __getattr__(name: str):
+    if name in _TAIL_INVERSION:
+        from treebound.theory import tail_inversion
+
+        value = getattr(tail_inversion, name)
+        globals()[name] = value  # later accesses skip this function
+        return value
+    raise AttributeError(f"module 'treebound.theory' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -77,7 +77,7 @@ def check_tight_log(structure, n_parts_max: int, m: int, n_features: int, cache,
         return check_resources(what)
     if structure.is_leaf or m <= structure.n_leaves:
         return check_resources(what)
-    store = cache.store("tight_log", n_features)
+    store = cache._store("tight_log", n_features)
 
     def done(t):
         table = store.get(t)
@@ -131,7 +131,7 @@ def check_vcdim_search(structure, n_features: int, what: str) -> Deadline:
     horizon = max(4 * L, 64)
     shapes = [t for t in structure.subtrees() if t is not structure]
     memory, seconds = _tables_cost(shapes, 2, 2 * horizon, exact=False)
-    lower = vcdim_lower_bound(structure, n_features)
+    lower = vcdim_lower_bound(structure, n_features=n_features)
     steps = max(lower - L, 0)
     seconds += _VC_STEP_SECONDS * steps * (lower + L) / 2.0
     return check_resources(what, memory=memory, seconds=seconds, watch=True)

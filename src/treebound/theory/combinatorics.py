@@ -34,10 +34,24 @@ __all__ = [
 
 
 def stirling2(n: int, k: int) -> int:
-    """Stirling number of the second kind S(n, k): partitions of n items into k non-empty parts.
+    """Stirling number of the second kind ``S(n, k)``: partitions of ``n`` items into ``k`` parts.
 
-    Uses the explicit formula ``S(n, k) = (1/k!) sum_j (-1)^(k-j) C(k, j) j^n`` in exact integer
-    arithmetic.
+    ``S(m, c)`` is the number of ``c``-partitions of ``m`` points, the ceiling of the partitioning
+    function ``pi_T^c(m)`` in Theorem 9 of Leboeuf et al. (2020) (their ``C(m, c)``). Computed by
+    the explicit formula ``S(n, k) = (1/k!) sum_j (-1)^(k-j) C(k, j) j^n`` in exact integer
+    arithmetic (``2^(n-1) - 1`` for ``k = 2``).
+
+    Parameters
+    ----------
+    n : int
+        Number of items, ``n >= 0``.
+    k : int
+        Number of parts, ``k >= 0``.
+
+    Returns
+    -------
+    int
+        ``S(n, k)`` (0 when ``k > n``; ``S(0, 0) = 1``), an exact Python integer.
 
     Examples
     --------
@@ -63,7 +77,23 @@ def stirling2(n: int, k: int) -> int:
 
 
 def log_int(value: int) -> float:
-    """Natural log of a non-negative Python integer of any size (``-inf`` for 0)."""
+    """Natural log of a non-negative Python integer of any size.
+
+    Parameters
+    ----------
+    value : int
+        ``>= 0``; may exceed the float range (``math.log`` reads big integers exactly).
+
+    Returns
+    -------
+    float
+        ``ln value``, ``-inf`` for 0.
+
+    Examples
+    --------
+    >>> log_int(0), round(log_int(10**400), 4), round(400 * math.log(10), 4)
+    (-inf, 921.034, 921.034)
+    """
     if value < 0:
         raise ValueError(f"log of a negative number {value}")
     if value == 0:
@@ -72,21 +102,56 @@ def log_int(value: int) -> float:
 
 
 def log_stirling2(n: int, k: int) -> float:
-    """``log S(n, k)`` (``-inf`` when the number is 0), exact to double precision.
+    """``ln S(n, k)``, the natural log of :func:`stirling2` (``-inf`` when the number is 0).
+
+    Parameters
+    ----------
+    n : int
+        Number of items, ``n >= 0``.
+    k : int
+        Number of parts, ``k >= 0``.
+
+    Returns
+    -------
+    float
+        ``ln S(n, k)``, exact to double precision (computed from the exact integer).
 
     Examples
     --------
     >>> round(log_stirling2(40, 2), 6) == round(math.log(2**39 - 1), 6)
     True
+    >>> log_stirling2(3, 4)
+    -inf
     """
     return log_int(stirling2(n, k))
 
 
 def log_stirling2_table(max_n: int, max_k: int) -> np.ndarray:
-    """Array ``T[k, n] = log S(n, k)`` for ``0 <= k <= max_k``, ``0 <= n <= max_n``.
+    """Table ``T[k, n] = ln S(n, k)`` for ``0 <= k <= max_k`` and ``0 <= n <= max_n``.
 
     Built by the recurrence ``S(n, k) = k S(n-1, k) + S(n-1, k-1)`` in log space (all terms are
-    positive, so the relative error grows only like ``n`` machine epsilons).
+    positive, so the relative error grows only like ``n`` machine epsilons): the table the
+    log-space partitioning bounds read.
+
+    Parameters
+    ----------
+    max_n : int
+        Largest number of items ``n >= 0``.
+    max_k : int
+        Largest number of parts ``k >= 0``.
+
+    Returns
+    -------
+    ndarray of float64, shape (max_k + 1, max_n + 1)
+        ``-inf`` where ``S(n, k) = 0``.
+
+    Examples
+    --------
+    >>> table = log_stirling2_table(6, 3)
+    >>> table.shape, round(float(np.exp(table[2, 5])), 6)  # S(5, 2) = 15
+    ((4, 7), 15.0)
+    >>> bool(abs(table[3, 6] - log_stirling2(6, 3)) < 1e-12)
+    True
     """
     from treebound._kernels.partitioning import log_stirling2_table as kernel
 
@@ -97,7 +162,22 @@ def log_stirling2_table(max_n: int, max_k: int) -> np.ndarray:
 
 
 def falling_factorial(n: int, a: int) -> int:
-    """``(n)_a = n (n-1) ... (n-a+1)`` (1 when ``a = 0``, 0 when ``a > n >= 0``).
+    """Falling factorial ``(n)_a = n (n-1) ... (n-a+1)``.
+
+    In Eq. (4) of Leboeuf et al. (2020), ``(n)_a`` counts the ways to give ``a`` parts distinct
+    labels among ``n`` classes.
+
+    Parameters
+    ----------
+    n : int
+        Any integer (negative values are allowed: ``(n)_a`` is a polynomial in ``n``).
+    a : int
+        Number of factors, ``a >= 0``.
+
+    Returns
+    -------
+    int
+        An exact Python integer: 1 when ``a = 0``, 0 when ``a > n >= 0``.
 
     Examples
     --------
@@ -117,7 +197,27 @@ def falling_factorial(n: int, a: int) -> int:
 
 
 def log_falling_factorial(n: int, a: int) -> float:
-    """``log (n)_a`` for ``n >= 0`` (``-inf`` when ``a > n``)."""
+    """``ln (n)_a``, the natural log of :func:`falling_factorial`, for ``n >= 0``.
+
+    Parameters
+    ----------
+    n : int
+        ``n >= 0``.
+    a : int
+        ``a >= 0``.
+
+    Returns
+    -------
+    float
+        ``lgamma(n + 1) - lgamma(n - a + 1)``; ``-inf`` when ``a > n`` (the number is 0).
+
+    Examples
+    --------
+    >>> round(math.exp(log_falling_factorial(10, 3)), 6)
+    720.0
+    >>> log_falling_factorial(3, 5)
+    -inf
+    """
     n = _check_int(n, "n")
     a = _check_int(a, "a")
     if a > n:
@@ -126,7 +226,27 @@ def log_falling_factorial(n: int, a: int) -> float:
 
 
 def log_comb(n: int, k: int) -> float:
-    """``log C(n, k)`` via ``lgamma`` (``-inf`` outside ``0 <= k <= n``)."""
+    """``ln C(n, k)``, the natural log of the binomial coefficient, via ``lgamma``.
+
+    Parameters
+    ----------
+    n : int
+        ``n >= 0``.
+    k : int
+        Any integer (outside ``0 <= k <= n`` the coefficient is 0).
+
+    Returns
+    -------
+    float
+        ``ln C(n, k)``; ``-inf`` outside ``0 <= k <= n``.
+
+    Examples
+    --------
+    >>> round(math.exp(log_comb(10, 3)), 6)
+    120.0
+    >>> log_comb(10, 11)
+    -inf
+    """
     n = _check_int(n, "n")
     k = _check_int(k, "k", minimum=None)
     if k < 0 or k > n:
@@ -135,12 +255,27 @@ def log_comb(n: int, k: int) -> float:
 
 
 def logsumexp(values, axis=None):
-    """``log(sum(exp(values)))`` computed stably; ``-inf`` for an empty or all ``-inf`` input.
+    """``ln(sum(exp(values)))`` computed stably (the largest term is factored out).
+
+    Parameters
+    ----------
+    values : array-like of float
+        Natural logs of non-negative numbers (``-inf`` for 0).
+    axis : int, optional
+        Axis to sum over; ``None`` (default) sums every entry.
+
+    Returns
+    -------
+    float or ndarray
+        A float when ``axis`` is None, else an array with ``axis`` removed; ``-inf`` for an empty
+        or all ``-inf`` input.
 
     Examples
     --------
     >>> round(logsumexp([math.log(2), math.log(3)]), 12) == round(math.log(5), 12)
     True
+    >>> logsumexp([[0.0, -np.inf], [0.0, 0.0]], axis=1).round(6).tolist()
+    [0.0, 0.693147]
     """
     arr = np.asarray(values, dtype=np.float64)
     if arr.size == 0:
@@ -156,10 +291,34 @@ def logsumexp(values, axis=None):
 
 
 def partition_merge_count(a: int, b: int, c: int) -> int:
-    """Number of ways to merge an a-partition and a b-partition into a c-partition.
+    """Number of ways to merge an ``a``-partition and a ``b``-partition into a ``c``-partition.
 
-    ``C(a, c-b) C(b, c-a) (a+b-c)!`` (Leboeuf et al. 2020, appendix B.2, Eq. 21), zero unless
-    ``a, b <= c <= a + b``.
+    ``C(a, c-b) C(b, c-a) (a+b-c)!`` (Leboeuf et al. 2020, appendix B.2, Eq. 21): the inner
+    coefficient of Theorem 9, which combines the parts produced by the two subtrees of a node
+    (a part of the left subtree and a part of the right one may end up in the same part).
+
+    Parameters
+    ----------
+    a : int
+        Number of parts of the first partition.
+    b : int
+        Number of parts of the second partition.
+    c : int
+        Number of parts of the merged partition.
+
+    Returns
+    -------
+    int
+        The count; zero unless ``a, b <= c <= a + b``.
+
+    Examples
+    --------
+    >>> partition_merge_count(1, 1, 1), partition_merge_count(1, 1, 2)
+    (1, 1)
+    >>> partition_merge_count(2, 2, 3)  # C(2, 1) C(2, 1) 1!
+    4
+    >>> partition_merge_count(2, 2, 5)
+    0
     """
     if a > c or b > c or a + b < c or a < 0 or b < 0:
         return 0
@@ -177,6 +336,14 @@ class WedderburnEtheringtonNumbers:
     object so that repeated look-ups (the structure prior of every pruning candidate) are O(1).
     The module-level instance :data:`WEDDERBURN_ETHERINGTON` is the one the library uses; call
     its :meth:`clear` to free memory.
+
+    Examples
+    --------
+    >>> numbers = WedderburnEtheringtonNumbers()
+    >>> [numbers[n] for n in range(1, 12)]
+    [1, 1, 1, 2, 3, 6, 11, 23, 46, 98, 207]
+    >>> len(numbers)  # values stored: WE(1) .. WE(11)
+    11
     """
 
     def __init__(self):
@@ -201,7 +368,20 @@ class WedderburnEtheringtonNumbers:
         return len(self._values) - 1
 
     def clear(self) -> None:
-        """Forget every computed value."""
+        """Forget every computed value.
+
+        Returns
+        -------
+        None
+
+        Examples
+        --------
+        >>> numbers = WedderburnEtheringtonNumbers()
+        >>> numbers[20], len(numbers)
+        (293547, 20)
+        >>> numbers.clear(); len(numbers)
+        1
+        """
         self._values = [0, 1]
 
 
@@ -210,7 +390,21 @@ WEDDERBURN_ETHERINGTON = WedderburnEtheringtonNumbers()
 
 
 def wedderburn_etherington(n_leaves: int) -> int:
-    """WE(n_leaves), the number of binary tree shapes with ``n_leaves`` leaves up to swaps.
+    """``WE(n_leaves)``: the number of binary tree shapes with ``n_leaves`` leaves up to swaps.
+
+    The Wedderburn-Etherington numbers (OEIS A001190), the count behind the structure prior
+    ``p_d`` of Leboeuf et al. (2020), section 6.2 (:func:`~treebound.theory.log_structure_prior`).
+    Exact integers, memoized in :data:`WEDDERBURN_ETHERINGTON`.
+
+    Parameters
+    ----------
+    n_leaves : int
+        ``n_leaves >= 1``.
+
+    Returns
+    -------
+    int
+        ``WE(n_leaves)``, an exact Python integer.
 
     Examples
     --------
@@ -263,8 +457,21 @@ _LOG_WEDDERBURN_ETHERINGTON = _LogWedderburnEtherington()
 
 
 def log_wedderburn_etherington(n_leaves: int) -> float:
-    """``ln WE(n_leaves)``, fast for any size (exact to double precision below 1,000 leaves, a
-    log-space recurrence beyond; ``log_structure_prior(10_000)`` takes well under a second).
+    """``ln WE(n_leaves)``, fast for any size.
+
+    Exact to double precision below 1,000 leaves (from the exact integers), a log-space recurrence
+    beyond (relative error about ``1e-13``); ``log_structure_prior(10_000)`` takes well under a
+    second.
+
+    Parameters
+    ----------
+    n_leaves : int
+        ``n_leaves >= 1``.
+
+    Returns
+    -------
+    float
+        ``ln WE(n_leaves)``.
 
     Examples
     --------

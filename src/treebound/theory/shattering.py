@@ -57,12 +57,24 @@ def _bipartition_key(mask: int, full: int) -> int:
 def count_stump_bipartitions(permutations) -> int:
     """Number of distinct 2-partitions a stump realizes on a sample given by its orderings.
 
-    Each row is an ordering of the points ``1..m`` along one feature (all values distinct);
-    a stump splits some row after its first ``k`` points, ``1 <= k <= m - 1``.
+    The permutation representation of Leboeuf et al. (2020), appendix A: each row is the ordering
+    of the points ``1..m`` along one feature (all values distinct); a stump splits some row after
+    its first ``k`` points, ``1 <= k <= m - 1``. On the matrices of appendix A.4
+    (:data:`APPENDIX_A4_PERMUTATIONS`) the count equals Theorem 7's bound.
+
+    Parameters
+    ----------
+    permutations : sequence of sequences of int
+        One ordering of ``1..m`` per feature.
+
+    Returns
+    -------
+    int
+        The number of distinct 2-partitions ``{A, S - A}``.
 
     Examples
     --------
-    >>> count_stump_bipartitions([(1, 2, 3), (1, 3, 2)])
+    >>> count_stump_bipartitions([(1, 2, 3), (1, 3, 2)])  # {1}{23}, {12}{3}, {13}{2}
     3
     """
     rows = [tuple(int(v) for v in row) for row in permutations]
@@ -106,13 +118,30 @@ def _permutations(m):
     return itertools.permutations(range(m))
 
 
-def stump_shatters(n_points: int, n_features: int) -> bool:
+def stump_shatters(n_points: int, *, n_features: int) -> bool:
     """Whether *some* sample of ``n_points`` points is shattered by stumps on ``ell`` features.
 
-    Exhaustive search over permutation representations: shattering means every one of the
-    ``2^{m-1} - 1`` bipartitions is a prefix split of one of the ``ell`` orderings, i.e. an exact
-    set cover by ``ell`` "chains"; depth-first search branching on the first uncovered
-    bipartition. Feasible for ``m <= 7``.
+    Exhaustive search over permutation representations (Leboeuf et al. 2020, appendix A):
+    shattering means every one of the ``2^(m-1) - 1`` bipartitions is a prefix split of one of
+    the ``ell`` orderings, i.e. an exact set cover by ``ell`` "chains"; depth-first search
+    branching on the first uncovered bipartition. An oracle for :func:`stump_vcdim`.
+
+    Parameters
+    ----------
+    n_points : int
+        ``1 <= m <= 7`` (the search enumerates all ``m!`` orderings).
+    n_features : int
+        ``ell >= 1`` real-valued features.
+
+    Returns
+    -------
+    bool
+        True when some sample of ``m`` points in general position is shattered.
+
+    Examples
+    --------
+    >>> stump_shatters(3, n_features=1), stump_shatters(3, n_features=2)
+    (False, True)
     """
     m = _check_int(n_points, "n_points", 1)
     ell = _check_int(n_features, "n_features", 1)
@@ -139,9 +168,26 @@ def stump_shatters(n_points: int, n_features: int) -> bool:
 
 
 def brute_force_stump_vcdim(n_features: int) -> int:
-    """Largest ``m`` with :func:`stump_shatters` (an oracle for :func:`stump_vcdim`)."""
+    """Largest ``m`` with :func:`stump_shatters`: an exhaustive oracle for :func:`stump_vcdim`.
+
+    Parameters
+    ----------
+    n_features : int
+        ``ell >= 1`` real-valued features (small: the search stops at 7 points, so ``ell``
+        must keep the VC dimension below 7, i.e. ``ell <= 17``).
+
+    Returns
+    -------
+    int
+        The VC dimension of stumps on ``ell`` real-valued features.
+
+    Examples
+    --------
+    >>> [brute_force_stump_vcdim(ell) for ell in (1, 2, 3)]
+    [2, 3, 4]
+    """
     m = 1
-    while m < 7 and stump_shatters(m + 1, n_features):
+    while m < 7 and stump_shatters(m + 1, n_features=n_features):
         m += 1
     if m == 7:
         raise ValueError("the exhaustive search stops at 7 points; n_features is too large")
@@ -149,22 +195,37 @@ def brute_force_stump_vcdim(n_features: int) -> int:
 
 
 # ---------------------------------------------------------------------------- binary features
-def exact_vcdim(structure: TreeStructure, n_features: int) -> int:
+def exact_vcdim(structure: TreeStructure, *, n_features: int) -> int:
     """Exact VC dimension of a tree structure on ``d`` binary features, by exhaustive search.
 
-    The class: every internal node tests one feature and sends ``x_i == s`` left (``s`` in
-    ``{0, 1}``), leaves carry labels in ``{0, 1}``. A set of points of ``{0,1}^d`` is shattered
-    when every labeling is realized; shattering is hereditary, so a depth-first search extends
-    shattered sets one point at a time, and by the bit-flip symmetry of the class the sets can be
-    taken to contain the point ``0``. Realizable labelings of a point set are computed per
-    sub-structure and memoized by point set.
+    The class of Yıldız (2015), section 4.1: every internal node tests one feature and sends
+    ``x_i == s`` left (``s`` in ``{0, 1}``), leaves carry labels in ``{0, 1}``. A set of points
+    of ``{0,1}^d`` is shattered when every labeling is realized; shattering is hereditary, so a
+    depth-first search extends shattered sets one point at a time, and by the bit-flip symmetry
+    of the class the sets can be taken to contain the point ``0``. Realizable labelings of a point
+    set are computed per sub-structure and memoized by point set. The oracle of
+    :func:`vcdim_lower_bound` with ``feature_type="binary"``.
 
-    Limited to ``d <= 4`` features and ``<= 4`` internal nodes (the range of Yıldız 2015's exhaustive search);
-    raises ``ValueError`` beyond.
+    Parameters
+    ----------
+    structure : TreeStructure
+        The tree shape, at most 4 internal nodes.
+    n_features : int
+        ``1 <= d <= 4`` binary features.
+
+    Returns
+    -------
+    int
+        The VC dimension.
+
+    Raises
+    ------
+    ValueError
+        Beyond 4 features or 4 internal nodes (the range of Yıldız's exhaustive search).
 
     Examples
     --------
-    >>> exact_vcdim(TreeStructure.stump(), 3)
+    >>> exact_vcdim(TreeStructure.stump(), n_features=3)  # Yıldız Theorem 1: floor(log2 4) + 1
     3
     """
     if not isinstance(structure, TreeStructure):

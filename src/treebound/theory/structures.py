@@ -10,10 +10,9 @@ candidate, that contains that shape.
 The intern table holds weak references only: a shape that nobody uses any more is dropped, so it
 is not a cache of results and never needs clearing.
 
-Pruning support: :func:`subtree_structures` gives the structure rooted at every node of a fitted
-:class:`~treebound.tree._storage.Tree` in one pass, and :func:`collapsed_structure` builds the
-structure of "the tree with node ``v`` turned into a leaf" by re-interning only the nodes on the
-path from ``v`` to the root (``O(depth)`` dictionary look-ups, not ``O(tree size)``).
+The shapes of fitted trees and of their pruning candidates are in
+:mod:`treebound.theory._fitted_shapes` (:func:`~treebound.theory.subtree_structures`,
+:func:`~treebound.theory.collapsed_structure`).
 """
 
 from __future__ import annotations
@@ -24,13 +23,7 @@ import weakref
 
 from treebound._validation import check_integer as _check_count
 
-__all__ = [
-    "TreeStructure",
-    "collapsed_structure",
-    "collapsed_structures",
-    "enumerate_structures",
-    "subtree_structures",
-]
+__all__ = ["TreeStructure", "enumerate_structures"]
 
 # Structural hash of a leaf; node hashes mix the children's hashes (deterministic across runs).
 _LEAF_HASH = 0x2545F4914F6CDD1D
@@ -40,12 +33,20 @@ _MASK = (1 << 61) - 1
 class TreeStructure:
     """An immutable, interned binary tree shape.
 
-    Build with :meth:`leaf`, :meth:`node`, :meth:`parse` or :meth:`from_tree`; the direct
-    constructor is disabled so that every shape is interned (identical shapes are the identical
-    object, hence ``==`` is ``is`` and hashing is O(1)).
+    Build with :meth:`leaf`, :meth:`node`, :meth:`stump`, :meth:`path`, :meth:`full`,
+    :meth:`parse` or :meth:`from_tree`; the direct constructor is disabled so that every shape
+    is interned (identical shapes are the identical object, hence ``==`` is ``is`` and hashing
+    is O(1)).
 
     The string form is ``'L'`` for a leaf and ``'(A,B)'`` for a node with left subtree ``A`` and
-    right subtree ``B``.
+    right subtree ``B``. Every bound of Leboeuf et al. (2020) depends on a tree only through
+    this shape.
+
+    Parameters
+    ----------
+    *args, **kwargs
+        None accepted: ``TreeStructure(...)`` raises ``TypeError`` (use the class methods
+        above).
 
     Examples
     --------
@@ -86,12 +87,43 @@ class TreeStructure:
 
     @classmethod
     def leaf(cls) -> TreeStructure:
-        """The single-leaf structure (always the same object)."""
+        """The single-leaf structure (always the same object).
+
+        Returns
+        -------
+        TreeStructure
+            ``'L'``: one leaf, no internal node.
+
+        Examples
+        --------
+        >>> leaf = TreeStructure.leaf()
+        >>> str(leaf), leaf.n_leaves, leaf.is_leaf, leaf is TreeStructure.parse("L")
+        ('L', 1, True, True)
+        """
         return cls._leaf
 
     @classmethod
     def node(cls, left: TreeStructure, right: TreeStructure) -> TreeStructure:
-        """The structure with a root node whose left and right subtrees are ``left``, ``right``."""
+        """The structure with a root node whose left and right subtrees are ``left`` and ``right``.
+
+        Parameters
+        ----------
+        left : TreeStructure
+            Subtree of the root's first child.
+        right : TreeStructure
+            Subtree of the root's second child.
+
+        Returns
+        -------
+        TreeStructure
+            The interned ``'(left,right)'`` shape (the same object on every call).
+
+        Examples
+        --------
+        >>> t = TreeStructure.node(TreeStructure.stump(), TreeStructure.leaf())
+        >>> str(t), t.n_leaves, t is TreeStructure.parse("((L,L),L)")
+        ('((L,L),L)', 3, True)
+        """
         if not isinstance(left, TreeStructure) or not isinstance(right, TreeStructure):
             raise TypeError(
                 "TreeStructure.node expects two TreeStructure children, got "
@@ -109,15 +141,42 @@ class TreeStructure:
 
     @classmethod
     def stump(cls) -> TreeStructure:
-        """The decision stump ``(L,L)``: one internal node, two leaves."""
+        """The decision stump ``(L,L)``: one internal node, two leaves.
+
+        Returns
+        -------
+        TreeStructure
+
+        Examples
+        --------
+        >>> s = TreeStructure.stump()
+        >>> str(s), s.n_leaves, s.is_stump
+        ('(L,L)', 2, True)
+        """
         return cls.node(cls._leaf, cls._leaf)
 
     @classmethod
     def path(cls, n_internal: int, side: str = "left") -> TreeStructure:
-        """A degenerate ("path", Yıldız 2015 Theorem 2) tree with ``n_internal`` internal nodes.
+        """A degenerate ("path") tree with ``n_internal`` internal nodes (Yıldız 2015, Theorem 2).
 
-        Each internal node has one leaf child; the other child continues the path on ``side``
-        (``"left"`` or ``"right"``).
+        Each internal node has one leaf child; the other child continues the path on ``side``.
+
+        Parameters
+        ----------
+        n_internal : int
+            Number of internal nodes, ``>= 0`` (0 gives the leaf).
+        side : {"left", "right"}, default="left"
+            Which child continues the path.
+
+        Returns
+        -------
+        TreeStructure
+            A shape with ``n_internal + 1`` leaves and height ``n_internal``.
+
+        Examples
+        --------
+        >>> str(TreeStructure.path(3)), str(TreeStructure.path(2, side="right"))
+        ('(((L,L),L),L)', '(L,(L,L))')
         """
         n_internal = _check_count(n_internal, "n_internal", minimum=0)
         if side not in ("left", "right"):
@@ -132,7 +191,24 @@ class TreeStructure:
 
     @classmethod
     def full(cls, height: int) -> TreeStructure:
-        """The full (complete) binary tree of the given height (``2**height`` leaves)."""
+        """The full (complete) binary tree of the given height (Yıldız 2015, Theorem 3).
+
+        Parameters
+        ----------
+        height : int
+            Number of internal levels, ``>= 0`` (0 gives the leaf).
+
+        Returns
+        -------
+        TreeStructure
+            A shape with ``2**height`` leaves.
+
+        Examples
+        --------
+        >>> t = TreeStructure.full(2)
+        >>> str(t), t.n_leaves, t.height
+        ('((L,L),(L,L))', 4, 2)
+        """
         height = _check_count(height, "height", minimum=0)
         t = cls._leaf
         for _ in range(height):
@@ -141,7 +217,30 @@ class TreeStructure:
 
     @classmethod
     def parse(cls, text: str) -> TreeStructure:
-        """Parse ``'L'`` / ``'(A,B)'`` notation (whitespace ignored); iterative, any depth."""
+        """Parse the ``'L'`` / ``'(A,B)'`` notation (whitespace ignored); iterative, any depth.
+
+        Parameters
+        ----------
+        text : str
+            ``'L'`` for a leaf, ``'(A,B)'`` for a node with left subtree ``A`` and right subtree
+            ``B`` (the form ``str(structure)`` writes).
+
+        Returns
+        -------
+        TreeStructure
+            The interned shape.
+
+        Raises
+        ------
+        ValueError
+            For malformed text, naming the position of the first unexpected character.
+
+        Examples
+        --------
+        >>> t = TreeStructure.parse("( (L,L) , L )")
+        >>> str(t), t.n_leaves
+        ('((L,L),L)', 3)
+        """
         if not isinstance(text, str):
             raise TypeError(f"TreeStructure.parse expects a string, got {type(text).__name__}")
         from treebound.theory._costs import check_parse
@@ -184,11 +283,32 @@ class TreeStructure:
 
     @classmethod
     def from_tree(cls, tree) -> TreeStructure:
-        """The structure of a fitted :class:`treebound.tree._storage.Tree` (binary trees only).
+        """The structure of a fitted binary :class:`treebound.tree.Tree`.
 
-        Raises ``ValueError`` if an internal node does not have exactly two children (multiway
-        categorical splits have no structure in the sense of Leboeuf et al.).
+        Multiway categorical splits have no structure in the sense of Leboeuf et al. (2020): an
+        internal node with other than two children raises ``ValueError``.
+
+        Parameters
+        ----------
+        tree : treebound.tree.Tree
+            A fitted tree (``model.tree_``) whose internal nodes all have two children.
+
+        Returns
+        -------
+        TreeStructure
+            The shape of the whole tree (``model.structure()`` returns the same).
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_iris
+        >>> from treebound import DecisionTreeClassifier
+        >>> X, y = load_iris(return_X_y=True)
+        >>> tree = DecisionTreeClassifier(max_depth=2).fit(X, y).tree_
+        >>> str(TreeStructure.from_tree(tree))  # setosa is one leaf: the root's left child
+        '(L,(L,L))'
         """
+        from treebound.theory._fitted_shapes import subtree_structures
+
         return subtree_structures(tree)[0]
 
     # ------------------------------------------------------------- properties
@@ -231,9 +351,20 @@ class TreeStructure:
 
     # ------------------------------------------------------------ operations
     def canonical(self) -> TreeStructure:
-        """The representative of this shape up to swapping children (bounds are swap-invariant).
+        """The representative of this shape up to swapping children (every bound is swap-invariant).
 
-        Children are ordered larger first: by number of leaves, then height, then string form.
+        Children are ordered larger first: by number of leaves, then height, then string form. The
+        caches of :mod:`treebound.theory` key on this form, so mirrored shapes share their tables.
+
+        Returns
+        -------
+        TreeStructure
+            The canonical shape (``self`` when already canonical).
+
+        Examples
+        --------
+        >>> str(TreeStructure.parse("(L,(L,L))").canonical())
+        '((L,L),L)'
         """
         if self._canonical is not None:
             return self._canonical
@@ -258,8 +389,22 @@ class TreeStructure:
     def with_leaf_at(self, path) -> TreeStructure:
         """This structure with the subtree reached by ``path`` replaced by a leaf.
 
-        ``path`` is a sequence of ``0``/``'l'`` (go left) and ``1``/``'r'`` (go right) moves from
-        the root. Only the nodes on the path are rebuilt.
+        Only the nodes on the path are rebuilt (``O(depth)``): the shape of a pruning candidate.
+
+        Parameters
+        ----------
+        path : sequence of {0, 1, "l", "r", "left", "right"}
+            Moves from the root: ``0``/``'l'`` goes to the left child, ``1``/``'r'`` to the right.
+
+        Returns
+        -------
+        TreeStructure
+
+        Examples
+        --------
+        >>> t = TreeStructure.parse("((L,L),(L,L))")
+        >>> str(t.with_leaf_at("r")), str(t.with_leaf_at([])), str(t.with_leaf_at([0]))
+        ('((L,L),L)', 'L', '(L,(L,L))')
         """
         stack = []
         t = self
@@ -280,7 +425,18 @@ class TreeStructure:
         return t
 
     def subtrees(self) -> list[TreeStructure]:
-        """Distinct sub-structures (including this one), children before parents."""
+        """Distinct sub-structures (including this one), children before parents.
+
+        Returns
+        -------
+        list of TreeStructure
+            Each distinct shape once, in post-order (iterative: any depth).
+
+        Examples
+        --------
+        >>> [str(s) for s in TreeStructure.parse("((L,L),(L,L))").subtrees()]
+        ['L', '(L,L)', '((L,L),(L,L))']
+        """
         return list(self._postorder())
 
     def _postorder(self):
@@ -366,98 +522,34 @@ TreeStructure._leaf = TreeStructure._make(None, None, 1, 0, _LEAF_HASH, 0)
 object.__setattr__(TreeStructure._leaf, "_canonical", TreeStructure._leaf)
 
 
-# ------------------------------------------------------------------ fitted trees
-def subtree_structures(tree) -> list[TreeStructure]:
-    """Structure of the subtree rooted at every node of a fitted ``Tree`` (index = node id).
-
-    One pass over the nodes in decreasing id order (children always have larger ids than their
-    parent in :class:`~treebound.tree._storage.Tree`). Raises ``ValueError`` for multiway nodes.
-    """
-    first_child = tree.first_child
-    n_children = tree.n_children
-    n = int(first_child.shape[0])
-    if n == 0:
-        raise ValueError("tree has no nodes")
-    leaf = TreeStructure._leaf
-    out: list = [None] * n
-    fc = first_child.tolist()
-    nc = n_children.tolist()
-    for i in range(n - 1, -1, -1):
-        c = fc[i]
-        if c < 0:
-            out[i] = leaf
-            continue
-        if nc[i] != 2:
-            raise ValueError(
-                f"node {i} has {nc[i]} children: tree structures (and the partitioning bounds) "
-                "are defined for binary trees only"
-            )
-        if c <= i or c + 1 >= n:
-            raise ValueError(f"node {i} has children {c}..{c + 1} outside ({i}, {n - 1}]")
-        out[i] = TreeStructure.node(out[c], out[c + 1])
-    return out
-
-
-def collapsed_structure(tree, node: int, subtrees: list[TreeStructure] | None = None,
-                        parent=None) -> TreeStructure:
-    """Structure of ``tree`` with ``node`` turned into a leaf, rebuilt along one root path.
-
-    Parameters
-    ----------
-    tree : treebound.tree._storage.Tree
-        A binary fitted tree.
-    node : int
-        Node id to collapse (collapsing a leaf returns the tree's own structure).
-    subtrees : list of TreeStructure, optional
-        ``subtree_structures(tree)``; pass it when evaluating many candidates of the same tree.
-    parent : array of int, optional
-        ``tree.parent``; computed when omitted.
-
-    Returns
-    -------
-    TreeStructure
-        Only the ``depth(node)`` ancestors are re-interned: cost ``O(depth)``.
-    """
-    if subtrees is None:
-        subtrees = subtree_structures(tree)
-    if parent is None:
-        parent = tree.parent
-    n = len(subtrees)
-    if not 0 <= node < n:
-        raise ValueError(f"node {node} is not in the tree (0..{n - 1})")
-    fc = tree.first_child
-    t = TreeStructure._leaf
-    child = int(node)
-    p = int(parent[child])
-    while p >= 0:
-        left_id = int(fc[p])
-        if child == left_id:
-            t = TreeStructure.node(t, subtrees[left_id + 1])
-        else:
-            t = TreeStructure.node(subtrees[left_id], t)
-        child = p
-        p = int(parent[p])
-    return t
-
-
-def collapsed_structures(tree, nodes=None) -> dict[int, TreeStructure]:
-    """``{node: collapsed_structure(tree, node)}`` for every internal node (or the given ones)."""
-    subtrees = subtree_structures(tree)
-    parent = tree.parent
-    if nodes is None:
-        nodes = [i for i in range(len(subtrees)) if not subtrees[i].is_leaf]
-    return {int(v): collapsed_structure(tree, int(v), subtrees, parent) for v in nodes}
-
-
 def enumerate_structures(n_leaves: int) -> list[TreeStructure]:
     """All shapes with ``n_leaves`` leaves up to swapping children (canonical representatives).
 
-    Their number is the Wedderburn–Etherington number ``WE(n_leaves)``.
+    Their number is the Wedderburn-Etherington number ``WE(n_leaves)``
+    (:func:`~treebound.theory.wedderburn_etherington`); Figure 3 of Leboeuf et al. (2020) lists
+    the shapes up to 5 leaves.
+
+    Parameters
+    ----------
+    n_leaves : int
+        ``>= 1``.
+
+    Returns
+    -------
+    list of TreeStructure
+        Canonical shapes, each once.
+
+    Raises
+    ------
+    treebound.ResourceLimitError
+        When the shapes would not fit the current :func:`treebound.resource_limits`.
 
     Examples
     --------
     >>> [str(t) for t in enumerate_structures(4)]
     ['(((L,L),L),L)', '((L,L),(L,L))']
+    >>> len(enumerate_structures(11))
+    207
     """
     n_leaves = _check_count(n_leaves, "n_leaves", minimum=1)
     from treebound.theory._costs import check_shapes
@@ -489,3 +581,16 @@ def _log_shape_count(n_leaves: int) -> float:
         return log_wedderburn_etherington(n_leaves)
     return (math.log(0.3187766258717) + n_leaves * math.log(2.4832535361726)
             - 1.5 * math.log(n_leaves))
+
+
+_MOVED_TO_FITTED_SHAPES = ("collapsed_structure", "collapsed_structures", "subtree_structures")
+
+
+def __getattr__(name):
+    # The shapes of fitted trees live in treebound.theory._fitted_shapes (which imports this
+    # module); ``from treebound.theory.structures import subtree_structures`` keeps working.
+    if name in _MOVED_TO_FITTED_SHAPES:
+        from treebound.theory import _fitted_shapes
+
+        return getattr(_fitted_shapes, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

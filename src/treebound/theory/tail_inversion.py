@@ -28,6 +28,13 @@ from scipy.special import betainccinv, gammaln
 
 from treebound._validation import check_integer as _check_count
 from treebound.theory import _costs
+from treebound.theory._hypergeometric import (
+    _tolerance,
+    hypergeometric_tail_inversion,
+    hypergeometric_tail_lower_inversion,
+    log_hypergeometric_cdf,
+    log_hypergeometric_sf,
+)
 
 __all__ = [
     "binomial_tail_inversion",
@@ -42,14 +49,6 @@ __all__ = [
     "log_leaf_assignment_growth_bound",
     "sample_compression_bound",
 ]
-
-# Log-probabilities closer than this (relative, plus an absolute floor) to the threshold are
-# treated as not rejected, so that rounding can only make an upper bound larger (and a lower
-# bound smaller), never the other way round.
-_LOG_TOLERANCE = 1e-10
-
-
-
 
 def _log_delta(delta, log_prior) -> float:
     """``ln(delta * prior)`` with ``delta`` in (0, 1) and ``log_prior <= 0``."""
@@ -69,18 +68,34 @@ def _log_delta(delta, log_prior) -> float:
 _SCIPY_LOG_FLOOR = -700.0
 
 
-def _tolerance(log_threshold: float) -> float:
-    return _LOG_TOLERANCE * (1.0 + abs(log_threshold))
-
-
 # ----------------------------------------------------------------------------- binomial
 def log_binomial_cdf(n_errors: int, n_examples: int, p: float) -> float:
     """``ln Bin(k; n, p) = ln sum_{j <= k} C(n, j) p^j (1 - p)^(n - j)``, exact in log space.
+
+    Parameters
+    ----------
+    n_errors : int
+        ``k``.
+    n_examples : int
+        ``n``.
+    p : float in [0, 1]
+        Success (error) probability.
+
+    Returns
+    -------
+    float
+        ``ln P(X <= k)`` for ``X ~ Bin(n, p)``: 0 when ``k >= n`` or ``p = 0``, ``-inf`` when
+        ``p = 1`` and ``k < n``; finite far below the float range of ``P``.
 
     Examples
     --------
     >>> round(math.exp(log_binomial_cdf(1, 3, 0.5)), 12)
     0.5
+    >>> from scipy.stats import binom
+    >>> math.isclose(math.exp(log_binomial_cdf(3, 20, 0.3)), binom(20, 0.3).cdf(3))
+    True
+    >>> log_binomial_cdf(0, 10**6, 0.01) == 10**6 * math.log1p(-0.01)  # P = 0.99**1e6 = 0.0
+    True
     """
     k, n = int(n_errors), int(n_examples)
     if k >= n:
@@ -148,25 +163,26 @@ def _bisect_probability(predicate, lo: float, hi: float) -> tuple[float, float]:
     return lo, hi
 
 
-def binomial_tail_inversion(n_errors, n_examples, delta=0.05, *, log_prior=0.0) -> float:
+def binomial_tail_inversion(n_errors, *, n_examples, delta=0.05, log_prior=0.0) -> float:
     """``B(k, n, delta e^log_prior) = max{p : Bin(k; n, p) >= delta e^log_prior}``.
 
-    The one-sided Clopper–Pearson upper confidence limit of a binomial proportion, i.e.
+    The one-sided Clopper-Pearson upper confidence limit of a binomial proportion, i.e.
     ``beta.ppf(1 - delta, k + 1, n - k)``; Langford (2005), Theorem 3.3: if ``k`` errors are
     counted on ``n`` i.i.d. rows that played no part in choosing the classifier, its true risk
-    is at most ``B(k, n, delta)`` with probability at least ``1 - delta``.
+    is at most ``B(k, n, delta)`` with probability at least ``1 - delta`` (the test-set bound).
 
     Parameters
     ----------
     n_errors : int
-        ``k``, errors counted on the rows.
+        ``k``, errors counted on the rows (``0 <= k <= n``).
     n_examples : int
         ``n >= 1``, the number of rows.
-    delta : float in (0, 1)
-        Confidence parameter.
-    log_prior : float <= 0, keyword-only
-        ``ln`` of a prior weight multiplying ``delta`` (Occam and compression bounds divide the
-        confidence among many hypotheses); kept in log space so that tiny weights are exact.
+    delta : float, default=0.05
+        Confidence parameter in ``(0, 1)``.
+    log_prior : float, default=0.0
+        ``ln`` of a prior weight (``<= 0``) multiplying ``delta`` (Occam and compression bounds
+        divide the confidence among many hypotheses); kept in log space so that tiny weights are
+        exact.
 
     Returns
     -------
@@ -175,10 +191,11 @@ def binomial_tail_inversion(n_errors, n_examples, delta=0.05, *, log_prior=0.0) 
 
     Examples
     --------
-    >>> round(binomial_tail_inversion(0, 100, 0.05), 6)   # 1 - 0.05 ** (1 / 100)
+    >>> round(binomial_tail_inversion(0, n_examples=100, delta=0.05), 6)  # 1 - 0.05 ** (1 / 100)
     0.029513
     >>> from scipy.stats import beta
-    >>> bool(abs(binomial_tail_inversion(7, 50, 0.05) - beta.ppf(0.95, 8, 43)) < 1e-9)
+    >>> upper = binomial_tail_inversion(7, n_examples=50, delta=0.05)
+    >>> bool(abs(upper - beta.ppf(0.95, 8, 43)) < 1e-9)
     True
     """
     k = _check_count(n_errors, "n_errors")
@@ -208,15 +225,35 @@ def binomial_tail_inversion(n_errors, n_examples, delta=0.05, *, log_prior=0.0) 
     return float(hi)
 
 
-def binomial_tail_lower_inversion(n_errors, n_examples, delta=0.05, *, log_prior=0.0) -> float:
-    """``min{p : P(Bin(n, p) >= k) >= delta e^log_prior}``: the one-sided Clopper–Pearson lower
-    limit (``beta.ppf(delta, k, n - k + 1)``; ``0`` when ``k = 0``), rounded down.
+def binomial_tail_lower_inversion(n_errors, *, n_examples, delta=0.05, log_prior=0.0) -> float:
+    """``min{p : P(Bin(n, p) >= k) >= delta e^log_prior}``: the Clopper-Pearson lower limit.
+
+    The one-sided lower confidence limit of a binomial proportion,
+    ``beta.ppf(delta, k, n - k + 1)`` (``0`` when ``k = 0``): the lower side of Langford's (2005)
+    test-set interval.
+
+    Parameters
+    ----------
+    n_errors : int
+        ``k``, errors counted on the rows (``0 <= k <= n``).
+    n_examples : int
+        ``n >= 1``, the number of rows.
+    delta : float, default=0.05
+        Confidence parameter in ``(0, 1)``.
+    log_prior : float, default=0.0
+        ``ln`` of a prior weight (``<= 0``) multiplying ``delta``.
+
+    Returns
+    -------
+    float
+        The lower limit in ``[0, k / n]``, rounded down (never above the exact value).
 
     Examples
     --------
     >>> from scipy.stats import beta
-    >>> bool(abs(binomial_tail_lower_inversion(7, 50, 0.05) - beta.ppf(0.05, 7, 44)) < 1e-9)
-    True
+    >>> lower = binomial_tail_lower_inversion(7, n_examples=50, delta=0.05)
+    >>> bool(abs(lower - beta.ppf(0.05, 7, 44)) < 1e-9), round(lower, 4)
+    (True, 0.0676)
     """
     k = _check_count(n_errors, "n_errors")
     n = _check_count(n_examples, "n_examples", 1)
@@ -234,125 +271,6 @@ def binomial_tail_lower_inversion(n_errors, n_examples, delta=0.05, *, log_prior
     return float(lo)
 
 
-# ------------------------------------------------------------------------- hypergeometric
-def _log_hypergeometric_terms(m: int, K: int, M: int, j: np.ndarray) -> np.ndarray:
-    """``ln [C(K, j) C(M - K, m - j) / C(M, m)]`` for valid ``j`` (``-inf`` elsewhere)."""
-    valid = (j >= 0) & (j <= K) & (m - j >= 0) & (m - j <= M - K)
-    jj = np.where(valid, j, 0).astype(np.float64)
-    out = (gammaln(K + 1.0) - gammaln(jj + 1.0) - gammaln(K - jj + 1.0)
-           + gammaln(M - K + 1.0) - gammaln(m - jj + 1.0) - gammaln(M - K - m + jj + 1.0)
-           - gammaln(M + 1.0) + gammaln(m + 1.0) + gammaln(M - m + 1.0))
-    return np.where(valid, out, -np.inf)
-
-
-def _logsumexp(terms: np.ndarray) -> float:
-    if terms.size == 0:
-        return -math.inf
-    top = float(terms.max())
-    if top == -math.inf:
-        return -math.inf
-    return top + math.log(float(np.exp(terms - top).sum()))
-
-
-def log_hypergeometric_cdf(n_errors: int, n_examples: int, n_bad: int, population: int) -> float:
-    """``ln Hyp(k; m, K, M) = ln sum_{j <= k} C(K, j) C(M - K, m - j) / C(M, m)``.
-
-    Examples
-    --------
-    >>> round(math.exp(log_hypergeometric_cdf(0, 2, 2, 4)), 6)   # C(2, 2) / C(4, 2)
-    0.166667
-    """
-    k, m, K, M = int(n_errors), int(n_examples), int(n_bad), int(population)
-    lo = max(0, m - (M - K))
-    if k < lo:
-        return -math.inf
-    if k >= min(m, K):
-        return 0.0
-    _costs.check_tail(k - lo + 1, 1, f"log_hypergeometric_cdf({k}, {m}, {K}, {M})")
-    return _logsumexp(_log_hypergeometric_terms(m, K, M, np.arange(lo, k + 1)))
-
-
-def log_hypergeometric_sf(n_errors: int, n_examples: int, n_bad: int, population: int) -> float:
-    """``ln P(X >= k)`` for ``X ~ Hyp(m, K, M)``."""
-    k, m, K, M = int(n_errors), int(n_examples), int(n_bad), int(population)
-    hi = min(m, K)
-    if k > hi:
-        return -math.inf
-    if k <= max(0, m - (M - K)):
-        return 0.0
-    _costs.check_tail(hi - k + 1, 1, f"log_hypergeometric_sf({k}, {m}, {K}, {M})")
-    return _logsumexp(_log_hypergeometric_terms(m, K, M, np.arange(k, hi + 1)))
-
-
-def _check_hypergeometric(n_errors, n_examples, population):
-    k = _check_count(n_errors, "n_errors")
-    m = _check_count(n_examples, "n_examples", 1)
-    M = _check_count(population, "population", 1)
-    if k > m:
-        raise ValueError(f"n_errors ({k}) cannot exceed n_examples ({m})")
-    if M < m:
-        raise ValueError(f"population ({M}) cannot be smaller than n_examples ({m})")
-    return k, m, M
-
-
-def hypergeometric_tail_inversion(n_errors, n_examples, log_delta, population) -> int:
-    """``HypInv(k, m, delta, M) = min{K : Hyp(k; m, K, M) <= delta}`` by integer bisection.
-
-    ``Hyp`` decreases in ``K``; the search runs over ``k <= K <= M - m + k + 1`` (the last value
-    means "no K qualifies"). Log-probabilities within ``1e-10`` (relative) of ``log_delta`` count
-    as above it, so rounding can only increase the result.
-
-    Parameters
-    ----------
-    n_errors, n_examples : int
-        ``k`` and ``m``.
-    log_delta : float
-        ``ln delta`` (any negative value; no underflow).
-    population : int
-        ``M >= m``.
-
-    Examples
-    --------
-    >>> hypergeometric_tail_inversion(0, 1, math.log(0.6), 2)   # Hyp(0; 1, K, 2) = 1 - K / 2
-    1
-    """
-    k, m, M = _check_hypergeometric(n_errors, n_examples, population)
-    log_delta = float(log_delta)
-    if math.isnan(log_delta) or log_delta > 0.0:
-        raise ValueError(f"log_delta must be <= 0, got {log_delta}")
-    _costs.check_tail(k + 1, math.log2(M + 2), f"hypergeometric_tail_inversion({k}, {m}, M={M})")
-    threshold = log_delta - _tolerance(log_delta)
-    lo, hi = k - 1, M - m + k + 1  # Hyp(lo) > delta (or lo < k); hi qualifies by convention
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if log_hypergeometric_cdf(k, m, mid, M) <= threshold:
-            hi = mid
-        else:
-            lo = mid
-    return hi
-
-
-def hypergeometric_tail_lower_inversion(n_errors, n_examples, log_delta, population) -> int:
-    """``max{K : P(X > k) <= delta}`` for ``X ~ Hyp(m, K, M)`` (``P(X > k)`` increases in
-    ``K``); values within ``1e-10`` (relative) of ``log_delta`` count as above it, so rounding
-    can only decrease the result."""
-    k, m, M = _check_hypergeometric(n_errors, n_examples, population)
-    log_delta = float(log_delta)
-    if math.isnan(log_delta) or log_delta > 0.0:
-        raise ValueError(f"log_delta must be <= 0, got {log_delta}")
-    _costs.check_tail(m - k + 1, math.log2(M + 2),
-                      f"hypergeometric_tail_lower_inversion({k}, {m}, M={M})")
-    threshold = log_delta - _tolerance(log_delta)
-    lo, hi = k, M + 1  # P(X > k | K = k) = 0 qualifies; K = M + 1 is out of range
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if log_hypergeometric_sf(k + 1, m, mid, M) <= threshold:
-            lo = mid
-        else:
-            hi = mid
-    return lo
-
-
 def _ghost(n_examples: int, ghost_size) -> int:
     if ghost_size is None:
         return 4 * n_examples
@@ -366,13 +284,14 @@ def _check_log_growth(log_growth) -> float:
     return value
 
 
-def hypergeometric_tail_inversion_bound(n_examples, n_errors, log_growth, delta=0.05,
-                                        ghost_size=None, *, log_prior=0.0) -> float:
-    """Upper bound on the true risk by the hypergeometric tail inversion (Theorem 5 of Leboeuf,
-    LeBlanc & Marchand 2021, arXiv 2111.00062).
+def hypergeometric_tail_inversion_bound(n_examples, *, n_errors, log_growth, delta=0.05,
+                                        ghost_size=None, log_prior=0.0) -> float:
+    """Upper bound on the true risk by the hypergeometric tail inversion.
 
-    With probability at least ``1 - delta`` over an i.i.d. sample of ``m`` examples, every
-    classifier ``h`` of a class ``H`` with growth function ``tau`` satisfies
+    Theorem 5 of Leboeuf, LeBlanc & Marchand (2021), "Improving generalization bounds for VC
+    classes using the hypergeometric tail inversion" (arXiv 2111.00062). With probability at least
+    ``1 - delta`` over an i.i.d. sample of ``m`` examples, every classifier ``h`` of a class ``H``
+    with growth function ``tau`` satisfies
 
         ``R(h) <= max(1, HypInv(k, m, delta / (4 tau(m + m')), m + m') - 1 - k) / m'``
 
@@ -383,19 +302,19 @@ def hypergeometric_tail_inversion_bound(n_examples, n_errors, log_growth, delta=
     Parameters
     ----------
     n_examples : int
-        ``m``, the training sample size.
+        ``m >= 1``, the training sample size.
     n_errors : int
-        ``k``, training errors of the classifier.
+        ``k``, training errors of the classifier (``0 <= k <= m``).
     log_growth : float
-        ``ln tau(m + m')``, the log growth function of the class at ``m + m'`` points.
-    delta : float in (0, 1)
-        Confidence parameter.
+        ``ln tau(m + m') >= 0``, the log growth function of the class at ``m + m'`` points.
+    delta : float, default=0.05
+        Confidence parameter in ``(0, 1)``.
     ghost_size : int, optional
         ``m'``; default ``4 m``. It must be fixed before the data is seen: choosing it after
         seeing ``k`` needs a union bound over the values tried (divide ``delta`` by their
         number).
-    log_prior : float <= 0, keyword-only
-        ``ln`` of the prior weight of the class (union bound over classes).
+    log_prior : float, default=0.0
+        ``ln`` of the prior weight of the class (``<= 0``; union bound over classes).
 
     Returns
     -------
@@ -407,7 +326,9 @@ def hypergeometric_tail_inversion_bound(n_examples, n_errors, log_growth, delta=
     The authors' check value (``tau(500) = sum_{i <= 24} C(500, i)``):
 
     >>> log_tau = math.log(sum(math.comb(500, i) for i in range(25)))
-    >>> round(hypergeometric_tail_inversion_bound(100, 8, log_tau, 0.05, 400), 4)
+    >>> upper = hypergeometric_tail_inversion_bound(100, n_errors=8, log_growth=log_tau,
+    ...                                             delta=0.05, ghost_size=400)
+    >>> round(upper, 4)
     0.8075
     """
     m = _check_count(n_examples, "n_examples", 1)
@@ -423,25 +344,46 @@ def hypergeometric_tail_inversion_bound(n_examples, n_errors, log_growth, delta=
     return max(1, K - 1 - k) / ghost
 
 
-def hypergeometric_tail_inversion_lower_bound(n_examples, n_errors, log_growth, delta=0.05,
-                                              ghost_size=None, *, log_prior=0.0) -> float:
-    """Lower bound on the true risk, the companion of
-    :func:`hypergeometric_tail_inversion_bound` (Theorem 7 of arXiv 2111.00062).
+def hypergeometric_tail_inversion_lower_bound(n_examples, *, n_errors, log_growth, delta=0.05,
+                                              ghost_size=None, log_prior=0.0) -> float:
+    """Lower bound on the true risk, the companion of :func:`hypergeometric_tail_inversion_bound`.
 
-    With probability at least ``1 - delta``, every ``h`` of the class satisfies
+    Theorem 7 of Leboeuf, LeBlanc & Marchand (2021, arXiv 2111.00062). With probability at least
+    ``1 - delta``, every ``h`` of the class satisfies
 
         ``R(h) >= min(m' - 1, HypLowInv(k - 1, m, delta / (4 tau(m + m')), m + m') + 1 - k) / m'``
 
-    with ``HypLowInv(k, m, d, M) = max{K : P(X > k) <= d}``, ``X ~ Hyp(m, K, M)``; ``0`` when
-    ``k = 0``. Together with the upper bound (each at ``delta``) the interval holds with
-    probability at least ``1 - 2 delta``.
+    with ``HypLowInv(k, m, d, M) = max{K : P(X > k) <= d}``, ``X ~ Hyp(m, K, M)``. Together with
+    the upper bound (each at ``delta``) the interval holds with probability at least
+    ``1 - 2 delta``.
+
+    Parameters
+    ----------
+    n_examples : int
+        ``m >= 1``, the training sample size.
+    n_errors : int
+        ``k``, training errors of the classifier (``0 <= k <= m``).
+    log_growth : float
+        ``ln tau(m + m') >= 0``, the log growth function of the class at ``m + m'`` points.
+    delta : float, default=0.05
+        Confidence parameter in ``(0, 1)``.
+    ghost_size : int, optional
+        ``m'``; default ``4 m`` (fixed before the data is seen).
+    log_prior : float, default=0.0
+        ``ln`` of the prior weight of the class (``<= 0``).
+
+    Returns
+    -------
+    float
+        The bound, in ``[0, 1)``; ``0`` when ``k = 0``.
 
     Examples
     --------
     >>> log_tau = math.log(sum(math.comb(500, i) for i in range(25)))
-    >>> lower = hypergeometric_tail_inversion_lower_bound(100, 60, log_tau, 0.05, 400)
-    >>> 0.0 < lower < 0.6
-    True
+    >>> lower = hypergeometric_tail_inversion_lower_bound(100, n_errors=60, log_growth=log_tau,
+    ...                                                   delta=0.05, ghost_size=400)
+    >>> round(lower, 3)  # 60 % training error, but a class this rich promises little
+    0.015
     """
     m = _check_count(n_examples, "n_examples", 1)
     k = _check_count(n_errors, "n_errors")
@@ -458,8 +400,8 @@ def hypergeometric_tail_inversion_lower_bound(n_examples, n_errors, log_growth, 
 
 
 # ------------------------------------------------------------------------ compression
-def sample_compression_bound(n_examples, n_errors_outside, compression_size, log_message_prior,
-                             delta=0.05) -> float:
+def sample_compression_bound(n_examples, *, n_errors_outside, compression_size,
+                             log_message_prior, delta=0.05) -> float:
     """Sample-compression bound (Marchand & Sokolova 2005, Theorem 1; Shah 2007).
 
     A classifier rebuilt from ``d`` of the ``m`` training examples (the compression set) and a
@@ -475,19 +417,31 @@ def sample_compression_bound(n_examples, n_errors_outside, compression_size, log
     Parameters
     ----------
     n_examples : int
-        ``m``.
+        ``m >= 1``, the training sample size.
     n_errors_outside : int
         ``k'``, errors on the examples outside the compression set.
     compression_size : int
         ``d``, the size of the compression set (``d < m``).
-    log_message_prior : float <= 0
-        ``ln P(d, sigma)``.
-    delta : float in (0, 1)
+    log_message_prior : float
+        ``ln P(d, sigma) <= 0``.
+    delta : float, default=0.05
+        Confidence parameter in ``(0, 1)``.
+
+    Returns
+    -------
+    float
+        The bound, in ``[0, 1]``; ``1`` when ``d >= m``.
 
     Examples
     --------
-    >>> round(sample_compression_bound(1000, 10, 4, math.log(1e-6)), 4)
+    >>> round(sample_compression_bound(1000, n_errors_outside=10, compression_size=4,
+    ...                                log_message_prior=math.log(1e-6)), 4)
     0.0669
+    >>> # an empty compression set and prior 1: the binomial (test-set) bound itself
+    >>> bound = sample_compression_bound(1000, n_errors_outside=10, compression_size=0,
+    ...                                  log_message_prior=0.0)
+    >>> bound == binomial_tail_inversion(10, n_examples=1000)
+    True
     """
     m = _check_count(n_examples, "n_examples", 1)
     k = _check_count(n_errors_outside, "n_errors_outside")
@@ -498,12 +452,13 @@ def sample_compression_bound(n_examples, n_errors_outside, compression_size, log
         raise ValueError(f"n_errors_outside ({k}) cannot exceed n_examples - compression_size "
                          f"({m - d})")
     log_choose = float(gammaln(m + 1.0) - gammaln(d + 1.0) - gammaln(m - d + 1.0))
-    return binomial_tail_inversion(k, m - d, delta,
+    return binomial_tail_inversion(k, n_examples=m - d, delta=delta,
                                    log_prior=float(log_message_prior) - log_choose)
 
 
 # ------------------------------------------------------------------------ growth function
-def log_leaf_assignment_growth_bound(n_examples, n_leaves, n_classes, log_test_choices) -> float:
+def log_leaf_assignment_growth_bound(n_examples, *, n_leaves, n_classes,
+                                     log_test_choices) -> float:
     """``ln`` of a closed-form bound on the growth function of a tree shape.
 
     ``tau_T(M) <= n^L W * C(M + L - 1, L - 1)`` with ``L`` leaves, ``n`` classes and ``W`` the
@@ -519,22 +474,31 @@ def log_leaf_assignment_growth_bound(n_examples, n_leaves, n_classes, log_test_c
     to each child form a set chosen among at most ``W_root`` per split of the counts, and the
     sum over counts of the children's compositions is, by Vandermonde's identity, the number of
     weak compositions of ``M`` into ``L_left + L_right`` parts. It ignores Theorem 9's finer
-    counting (usually 2-5 % higher in log) but costs ``O(1)`` for any tree.
+    counting (Leboeuf et al. 2020; usually 2-5 % higher in log) but costs ``O(1)`` for any tree.
 
     Parameters
     ----------
     n_examples : int
-        ``M``, the number of points.
+        ``M >= 0``, the number of points.
     n_leaves : int
-        ``L``.
+        ``L >= 1``.
     n_classes : int
-        ``n``.
+        ``n >= 1``.
     log_test_choices : float
-        ``ln W``, e.g. ``(L - 1) ln(2 ell)`` for a binary tree on ``ell`` real features.
+        ``ln W >= 0``, e.g. ``(L - 1) ln(2 ell)`` for a binary tree on ``ell`` real features.
+
+    Returns
+    -------
+    float
+        ``L ln n + ln W + ln C(M + L - 1, L - 1)``.
 
     Examples
     --------
-    >>> round(math.exp(log_leaf_assignment_growth_bound(3, 2, 2, math.log(2))), 6)  # stump
+    A stump (``L = 2``, one real feature: ``W = 2``) on 3 points and 2 classes:
+    ``2^2 * 2 * C(4, 1) = 32``.
+
+    >>> round(math.exp(log_leaf_assignment_growth_bound(3, n_leaves=2, n_classes=2,
+    ...                                                 log_test_choices=math.log(2))), 6)
     32.0
     """
     M = _check_count(n_examples, "n_examples")

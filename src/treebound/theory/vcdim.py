@@ -37,9 +37,20 @@ FEATURE_TYPES = ("real", "binary")
 
 
 def stump_vcdim(n_features: int) -> int:
-    """Exact VC dimension of decision stumps on ``ell`` real-valued features (Corollary 8).
+    """Exact VC dimension of decision stumps on ``ell`` real-valued features.
 
-    The largest ``d`` with ``2 ell >= C(d, floor(d/2))``.
+    Corollary 8 of Leboeuf et al. (2020): the largest ``d`` with ``2 ell >= C(d, floor(d/2))``
+    (from the equality case of Theorem 7).
+
+    Parameters
+    ----------
+    n_features : int
+        ``ell >= 1`` real-valued features.
+
+    Returns
+    -------
+    int
+        The VC dimension.
 
     Examples
     --------
@@ -53,19 +64,35 @@ def stump_vcdim(n_features: int) -> int:
     return d
 
 
-def vcdim_upper_bound(structure: TreeStructure, n_features: int, cache=None) -> int:
-    """Upper bound on the VC dimension of a tree structure (Algorithm 2, appendix D).
+def vcdim_upper_bound(structure: TreeStructure, *, n_features: int, cache=None) -> int:
+    """Upper bound on the VC dimension of a tree structure on real-valued features.
 
-    Leaf: 1. Otherwise start at ``m = L_T + 1`` and increase ``m`` while the Theorem 9 bound
-    on ``pi_T^2(m)`` reaches ``2^{m-1} - 1 = S(m, 2)`` (Eq. 5); return the last such ``m - 1``.
-    The comparison is made on the unclipped bound in log space; when it falls within ``1e-9``
+    Algorithm 2 (appendix D) of Leboeuf et al. (2020) on top of Theorem 9: a leaf has VC
+    dimension 1; otherwise start at ``m = L_T + 1`` and increase ``m`` while the Theorem 9 bound on
+    ``pi_T^2(m)`` reaches ``2^(m-1) - 1 = S(m, 2)`` (Eq. 5); return the last such ``m - 1``. The
+    comparison is made on the unclipped bound in log space; when it falls within ``1e-9``
     (relative) of ``S(m, 2)`` it is redone in exact integers, so the answer is exact.
+
+    Parameters
+    ----------
+    structure : TreeStructure
+        The tree shape.
+    n_features : int
+        ``ell >= 1`` real-valued features.
+    cache : PartitioningCache, optional
+        Memo tables to reuse (share one across shapes with common subtrees); a fresh one is used
+        when omitted.
+
+    Returns
+    -------
+    int
+        The upper bound (exact for stumps: :func:`stump_vcdim`).
 
     Examples
     --------
-    >>> vcdim_upper_bound(TreeStructure.stump(), 10)
+    >>> vcdim_upper_bound(TreeStructure.stump(), n_features=10)
     6
-    >>> vcdim_upper_bound(TreeStructure.parse("((L,L),L)"), 10)
+    >>> vcdim_upper_bound(TreeStructure.parse("((L,L),L)"), n_features=10)
     16
     """
     if not isinstance(structure, TreeStructure):
@@ -114,19 +141,20 @@ def _binary_base(remaining_arities) -> int:
     return (total + 1).bit_length() - 1 + 1
 
 
-def vcdim_lower_bound(structure: TreeStructure, n_features: int, feature_type: str = "real",
+def vcdim_lower_bound(structure: TreeStructure, *, n_features: int, feature_type: str = "real",
                       arities=None) -> int:
     """Lower bound on the VC dimension of a tree structure (Yıldız 2015, Figures 4 and 5).
 
     ``LB(leaf) = 1``; ``LB(stump) =`` the stump's VC dimension; otherwise
-    ``LB(T) = LB(T_l) + LB(T_r)`` (Theorems 4 and 6).
+    ``LB(T) = LB(T_l) + LB(T_r)`` (Theorems 4 and 6 of Yıldız 2015).
 
     Parameters
     ----------
     structure : TreeStructure
+        The tree shape.
     n_features : int
-        Number of features ``d`` (``ell``).
-    feature_type : {"real", "binary"}
+        Number of features ``d`` (``ell``), ``>= 1``.
+    feature_type : {"real", "binary"}, default="real"
         ``"real"``: the stump base is the exact :func:`stump_vcdim` (Leboeuf et al., Figure 3),
         and children keep all ``ell`` features: with real values the root's test can reuse any
         feature, since a strictly increasing shift of one side's values on that feature leaves
@@ -138,11 +166,18 @@ def vcdim_lower_bound(structure: TreeStructure, n_features: int, feature_type: s
         Number of values of each discrete feature (``feature_type="binary"`` only; default all
         2). The root's test takes the feature with the fewest values, the children keep the rest.
 
+    Returns
+    -------
+    int
+        The lower bound (at least 1).
+
     Examples
     --------
     >>> t = TreeStructure.parse("((L,L),L)")
-    >>> vcdim_lower_bound(t, 10), vcdim_lower_bound(t, 10, "binary")
-    (7, 5)
+    >>> vcdim_lower_bound(t, n_features=10)
+    7
+    >>> vcdim_lower_bound(t, n_features=10, feature_type="binary")
+    5
     """
     if not isinstance(structure, TreeStructure):
         raise TypeError(f"structure must be a TreeStructure, got {type(structure).__name__}")
@@ -196,8 +231,19 @@ def vcdim_lower_bound(structure: TreeStructure, n_features: int, feature_type: s
 
 
 def yildiz_stump_vcdim(n_features: int) -> int:
-    """Yıldız (2015) Theorem 1: a stump on ``d`` binary features has VC dimension
+    """VC dimension of a stump on ``d`` binary features (Yıldız 2015, Theorem 1).
+
     ``floor(log2(d + 1)) + 1``.
+
+    Parameters
+    ----------
+    n_features : int
+        ``d >= 0`` binary features.
+
+    Returns
+    -------
+    int
+        The VC dimension.
 
     Examples
     --------
@@ -208,13 +254,28 @@ def yildiz_stump_vcdim(n_features: int) -> int:
     return (d + 1).bit_length() - 1 + 1
 
 
-def yildiz_path_tree_lower_bound(n_internal: int, n_features: int) -> int:
-    """Yıldız (2015) Theorem 2: a degenerate tree with ``N`` internal nodes on ``d`` binary
-    features has VC dimension at least ``floor(log2(d - N + 2)) + N`` (needs ``d >= N - 1``).
+def yildiz_path_tree_lower_bound(n_internal: int, *, n_features: int) -> int:
+    """Lower bound for a degenerate ("path") tree on binary features (Yıldız 2015, Theorem 2).
+
+    A degenerate tree with ``N`` internal nodes (each with one leaf child,
+    :meth:`TreeStructure.path`) on ``d`` binary features has VC dimension at least
+    ``floor(log2(d - N + 2)) + N`` (needs ``d >= N - 1``).
+
+    Parameters
+    ----------
+    n_internal : int
+        ``N >= 1`` internal nodes.
+    n_features : int
+        ``d >= N - 1`` binary features.
+
+    Returns
+    -------
+    int
+        The lower bound.
 
     Examples
     --------
-    >>> yildiz_path_tree_lower_bound(3, 7)
+    >>> yildiz_path_tree_lower_bound(3, n_features=7)  # floor(log2(6)) + 3
     5
     """
     N = _check_int(n_internal, "n_internal", 1)
@@ -224,13 +285,27 @@ def yildiz_path_tree_lower_bound(n_internal: int, n_features: int) -> int:
     return (d - N + 2).bit_length() - 1 + N
 
 
-def yildiz_full_tree_lower_bound(height: int, n_features: int) -> int:
-    """Yıldız (2015) Theorem 3: a full tree of height ``h`` on ``d`` binary features has VC
-    dimension at least ``2^{h-1} (floor(log2(d - h + 2)) + 1)`` (needs ``d >= h - 1``).
+def yildiz_full_tree_lower_bound(height: int, *, n_features: int) -> int:
+    """Lower bound for a full tree on binary features (Yıldız 2015, Theorem 3).
+
+    A full tree of height ``h`` (:meth:`TreeStructure.full`) on ``d`` binary features has VC
+    dimension at least ``2^(h-1) (floor(log2(d - h + 2)) + 1)`` (needs ``d >= h - 1``).
+
+    Parameters
+    ----------
+    height : int
+        ``h >= 1``, the number of internal levels.
+    n_features : int
+        ``d >= h - 1`` binary features.
+
+    Returns
+    -------
+    int
+        The lower bound.
 
     Examples
     --------
-    >>> yildiz_full_tree_lower_bound(2, 5)
+    >>> yildiz_full_tree_lower_bound(2, n_features=5)  # 2 * (floor(log2(5)) + 1)
     6
     """
     h = _check_int(height, "height", 1)

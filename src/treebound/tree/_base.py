@@ -217,13 +217,23 @@ class BaseTreeEstimator(BaseEstimator):
         Parameters
         ----------
         data : dict
-            A model description; every field is validated (``ValueError`` naming the first
-            problem).
+            A model description (``docs/model_format.md``); every field is validated
+            (``ValueError`` naming the first problem).
 
         Returns
         -------
         estimator
             A fitted instance of this class.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_iris
+        >>> from treebound import DecisionTreeClassifier
+        >>> X, y = load_iris(return_X_y=True)
+        >>> data = DecisionTreeClassifier(max_depth=2).fit(X, y).to_dict()
+        >>> model = DecisionTreeClassifier.from_dict(data)
+        >>> model.get_n_leaves(), model.certificate_.n_examples
+        (3, 150)
         """
         return model_from_dict(cls, data)
 
@@ -304,6 +314,17 @@ class TreeClassifierMixin:
         Returns
         -------
         ndarray of float64, shape (n_samples, n_classes)
+            Columns follow ``classes_``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from sklearn.datasets import load_iris
+        >>> from treebound import DecisionTreeClassifier
+        >>> X, y = load_iris(return_X_y=True)
+        >>> model = DecisionTreeClassifier(max_depth=1).fit(X, y)
+        >>> np.round(model.predict_log_proba(X[[0, 100]]), 4).tolist()  # ln(1/2) = -0.6931
+        [[0.0, -inf, -inf], [-inf, -0.6931, -0.6931]]
         """
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))

@@ -308,7 +308,31 @@ class DecisionTreeRegressor(RegressorMixin, GreedyTree):
     __init__ = _greedy_init("squared_error")
 
     def fit(self, X, y, sample_weight=None):
-        """Grow the tree on ``X`` and real-valued targets ``y``."""
+        """Grow the tree on ``X`` and real targets ``y`` (then prune it, when ``pruning`` is set).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Numeric and categorical columns (see ``categorical_features``); no NaN in numeric
+            columns.
+        y : array-like of shape (n_samples,)
+            Finite real targets.
+        sample_weight : array-like of shape (n_samples,), optional
+            Non-negative row weights; a row of weight 0 is removed.
+
+        Returns
+        -------
+        self : DecisionTreeRegressor
+            Fitted: ``tree_`` (leaves hold the weighted mean target) and the pruning attributes.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_diabetes
+        >>> X, y = load_diabetes(return_X_y=True)
+        >>> model = DecisionTreeRegressor(max_leaf_nodes=4, growth="top_down").fit(X, y)
+        >>> model.get_n_leaves(), model.get_depth()
+        (4, 2)
+        """
         self._validate_stored_params()
         X_enc = self._encode_fit(X)
         if y is None:
@@ -326,15 +350,23 @@ class DecisionTreeRegressor(RegressorMixin, GreedyTree):
         return self._fit_encoded(X_enc, y, weights, None)
 
     def predict(self, X) -> np.ndarray:
-        """Mean target of the leaf each sample reaches.
+        """Mean target of the leaf each row reaches (weighted by ``sample_weight`` at fit).
 
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features_in_)
+            Rows with the features the model was fitted on.
 
         Returns
         -------
         ndarray of float64, shape (n_samples,)
+
+        Examples
+        --------
+        >>> model = DecisionTreeRegressor(max_depth=1).fit([[0.0], [1.0], [2.0], [3.0]],
+        ...                                                 [1.0, 1.0, 3.0, 3.0])
+        >>> model.predict([[0.5], [2.5]]).tolist()
+        [1.0, 3.0]
         """
         leaves = self.apply(X)
         return self.tree_.value[leaves, 0].copy()
@@ -348,11 +380,16 @@ _REGRESSOR_CRITERION = """    criterion : {"squared_error"}, default="squared_er
 _CLASSIFIER_ATTRIBUTES = """    Attributes
     ----------
     tree_ : treebound.tree.Tree
-        The fitted tree as flat arrays.
-    classes_ : ndarray
-        Class labels.
+        The fitted tree as flat arrays; ``value`` holds the weighted class counts of each node.
+    classes_ : ndarray of shape (n_classes,)
+        Class labels, sorted; the columns of :meth:`predict_proba` follow them.
     n_features_in_ : int
-    feature_names_in_ : ndarray of str (only when fitted on a DataFrame with string columns)
+        Number of columns of ``X`` at fit.
+    feature_names_in_ : ndarray of str of shape (n_features_in_,)
+        Column names, only when fitted on a DataFrame with string column names.
+    encoder_ : object
+        The fitted encoding of ``X`` (numeric columns as floats, categorical columns as level
+        codes) that :meth:`encode` applies.
     bound_ : float or None
         Final risk bound of "bound" (Shawe-Taylor eps) and "srm" (Vapnik E_g); None otherwise.
         Both are computed from the weighted node statistics, so under a non-uniform
@@ -370,6 +407,16 @@ _CLASSIFIER_ATTRIBUTES = """    Attributes
     pruning_info_ : dict
         Method-specific details (e.g. alphas and CV errors, the 1-SE choice).
 
+    See Also
+    --------
+    treebound.prune : prune a fitted estimator or a bare tree afterwards.
+    treebound.certify : a risk certificate for any fitted tree.
+
+    Notes
+    -----
+    ``score``, ``get_params`` and ``set_params`` are scikit-learn's (``score`` is the accuracy
+    on ``X, y``).
+
     Examples
     --------
     >>> from sklearn.datasets import load_breast_cancer
@@ -378,18 +425,41 @@ _CLASSIFIER_ATTRIBUTES = """    Attributes
     >>> model = DecisionTreeClassifier(pruning="bound").fit(X, y)
     >>> model.get_n_leaves() <= 24, model.certificate_.risk_upper_bound < 0.35
     (True, True)
+    >>> model.score(X, y) > 0.9  # training accuracy
+    True
 """
 _REGRESSOR_ATTRIBUTES = """    Attributes
     ----------
     tree_ : treebound.tree.Tree
-        The fitted tree as flat arrays; leaves hold the weighted mean target.
+        The fitted tree as flat arrays; ``value[:, 0]`` holds the weighted mean target of each
+        node.
     n_features_in_ : int
-    feature_names_in_ : ndarray of str (only when fitted on a DataFrame with string columns)
+        Number of columns of ``X`` at fit.
+    feature_names_in_ : ndarray of str of shape (n_features_in_,)
+        Column names, only when fitted on a DataFrame with string column names.
+    encoder_ : object
+        The fitted encoding of ``X`` (numeric columns as floats, categorical columns as level
+        codes) that :meth:`encode` applies.
     bound_ : None
         Regression trees have no risk bound ("bound" and "srm" bound the 0-1 risk of
         classifiers and raise a ``ValueError`` here).
-    pruning_path_, pruning_time_, pruning_info_
-        As for the classifier ("ccp_cv", "mcart_cv" with squared error, "reduced_error").
+    pruning_path_ : list of (int, float)
+        ``(n_leaves, objective)`` of the trees the pruning visited ("ccp_cv", "mcart_cv" with
+        squared error, "reduced_error"); empty without pruning.
+    pruning_time_ : float
+        Seconds spent pruning (NaN in a loaded model).
+    pruning_info_ : dict
+        Method-specific details (alphas and CV errors of the CV methods).
+
+    See Also
+    --------
+    treebound.prune : prune a fitted estimator afterwards.
+
+    Notes
+    -----
+    ``score``, ``get_params`` and ``set_params`` are scikit-learn's (``score`` is the
+    coefficient of determination R^2 on ``X, y``). There is no certificate: the bounds of
+    :mod:`treebound.certificates` are for the 0-1 risk of classifiers.
 
     Examples
     --------
@@ -399,6 +469,11 @@ _REGRESSOR_ATTRIBUTES = """    Attributes
     >>> model = DecisionTreeRegressor(max_leaf_nodes=8, growth="top_down").fit(X, y)
     >>> model.get_n_leaves()
     8
+    >>> pruned = DecisionTreeRegressor(pruning="ccp_cv", random_state=0).fit(X, y)
+    >>> pruned.get_n_leaves() < DecisionTreeRegressor().fit(X, y).get_n_leaves()
+    True
+    >>> 0.0 < model.score(X, y) < 1.0  # R^2 on the training rows
+    True
 """
 
 
@@ -410,8 +485,8 @@ _DOC_TEMPLATE = """{summary}
     ----------
 {criterion}
     growth : {{"depth_first", "top_down", "best_first", "purest_children"}}, default="depth_first"
-        Which leaf is split next when ``max_leaf_nodes`` limits the tree (Brutzkus et al. 2020; the lecture notes on tree predictors):
-        largest gain (``top_down``; ``depth_first`` behaves the same under a budget), largest gain
+        Which leaf is split next when ``max_leaf_nodes`` limits the tree (Brutzkus, Daniely &
+        Malach 2020; Cesa-Bianchi's lecture notes on tree predictors): largest gain (``top_down``; ``depth_first`` behaves the same under a budget), largest gain
         per example (``best_first``), lowest size-normalised child impurity
         (``purest_children``). Without a budget all orders grow the same tree, except that
         ``purest_children`` only makes strictly improving splits.
@@ -426,9 +501,18 @@ _DOC_TEMPLATE = """{summary}
         ``top_down`` order (the default ``depth_first`` order is the same under a budget) before
         it is pruned: the measured default of ``docs/pruning.md`` (set ``max_leaf_nodes=None``
         to prune a tree grown to purity, the default before ``"auto"``; CHANGELOG.md).
-    max_depth, min_samples_split, min_samples_leaf, min_impurity_decrease
-        Stopping rules, as in scikit-learn (``min_impurity_decrease`` compares the split's gain
-        divided by the total training weight).
+    max_depth : int or None, default=None
+        Most tests on a root-to-leaf path; ``None``: no limit (``0`` leaves a single leaf).
+    min_samples_split : int >= 2 or float in (0, 1], default=2
+        A node with fewer training rows is not split; a float is a fraction of the rows
+        (``ceil(fraction * n_samples)``, at least 2). As in scikit-learn, ``1`` is refused:
+        write ``1.0`` for the fraction.
+    min_samples_leaf : int >= 1 or float in (0, 1), default=1
+        Every child of a split keeps at least this many training rows (a float: a fraction of
+        the rows, rounded up).
+    min_impurity_decrease : float >= 0, default=0.0
+        A split is made only when its gain, divided by the total training weight, reaches this
+        value (scikit-learn's rule).
     max_features : int, float, "sqrt", "log2" or None, default=None
         Number of features examined per split (random subset drawn with ``random_state``).
     categorical_features : "auto", None, list or boolean mask, default="auto"
@@ -455,7 +539,8 @@ _DOC_TEMPLATE = """{summary}
     pruning_params : dict or None, default=None
         Options of the pruning method; unknown keys raise. "bound": ``delta`` (0.05), ``r``
         (2**-13.7) or ``error_prior_exponent`` (r = 2**-exponent), ``variant`` ("tight",
-        "loose", "loose_paper"), ``search`` ("lazy", "all"), ``bound`` (the selection
+        "loose", "loose_paper" or "auto", the default: "tight" when its tables fit
+        :func:`treebound.resource_limits`, else "loose" with a warning), ``search`` ("lazy", "all"), ``bound`` (the selection
         criterion: "shawe_taylor", Eq. 8 of Leboeuf et al., or a certificate, "hti" or
         "compression", see :mod:`treebound.pruning.certificate_bound`); "ccp_cv"/"mcart_cv":
         ``n_folds``

@@ -15,7 +15,24 @@ from treebound.tree._storage import Tree
 
 @dataclass(frozen=True)
 class Condition:
-    """One test on a path: ``feature <= value``, ``feature > value`` or ``feature in {...}``."""
+    """One test on a path: ``feature <= value``, ``feature > value`` or ``feature in {...}``.
+
+    Parameters
+    ----------
+    feature : str
+        Name of the tested feature.
+    op : {"<=", ">", "in"}
+        The comparison.
+    value : float or tuple
+        The threshold, or the categories sent this way (``"in"``).
+
+    Examples
+    --------
+    >>> str(Condition("petal length", "<=", 2.45)), str(Condition("color", "in", ("red", "blue")))
+    ('petal length <= 2.45', 'color in {red, blue}')
+    >>> str(Condition("color", "in", ("red",)))
+    'color = red'
+    """
 
     feature: str
     op: str  # "<=", ">", "in"
@@ -31,7 +48,26 @@ class Condition:
 
 @dataclass(frozen=True)
 class Rule:
-    """A conjunction of conditions (one root-to-leaf path) and what its leaf predicts."""
+    """A conjunction of conditions (one root-to-leaf path) and what its leaf predicts.
+
+    Parameters
+    ----------
+    conditions : tuple of Condition
+        The tests on the path, simplified (one interval or set per feature).
+    prediction : object
+        The leaf's class label (classification) or mean target (regression).
+    n_samples : int
+        Training rows reaching the leaf.
+    confidence : float, default=nan
+        Share of the leaf's training weight in the predicted class (NaN for regression and for
+        an empty leaf).
+
+    Examples
+    --------
+    >>> rule = Rule((Condition("x2", ">", 2.45), Condition("x3", "<=", 1.75)), 1, 54, 0.907)
+    >>> str(rule), rule.prediction
+    ('(x2 > 2.45) and (x3 <= 1.75)', 1)
+    """
 
     conditions: tuple[Condition, ...]
     prediction: object
@@ -111,18 +147,47 @@ def _leaf_text(view: _View, node: int, show_counts: bool) -> str:
 
 def export_text(model, *, feature_names=None, class_names=None, max_depth: int | None = None,
                 show_counts: bool = False) -> str:
-    """Indented text of the tree, one line per test outcome (scikit-learn style).
+    """Indented text of the tree, one line per test outcome (scikit-learn's ``export_text`` style).
+
+    Parameters
+    ----------
+    model : fitted estimator or Tree
+        A fitted treebound estimator (feature names, categories and class labels come from it)
+        or a bare :class:`~treebound.tree.Tree` (features ``x0, x1, ...``, category codes,
+        class indices).
+    feature_names : list of str, optional
+        Override the feature names.
+    class_names : list, optional
+        Override the class labels (classification).
+    max_depth : int, optional
+        Print only this many levels; deeper subtrees are summarized by their sample count.
+    show_counts : bool, default=False
+        Show the class counts at the leaves (classification).
+
+    Returns
+    -------
+    str
 
     Examples
     --------
     >>> from sklearn.datasets import load_iris
-    >>> from treebound import DecisionTreeClassifier, export_text
+    >>> from treebound import DecisionTreeClassifier
     >>> X, y = load_iris(return_X_y=True)
-    >>> print(export_text(DecisionTreeClassifier(max_depth=1).fit(X, y)))
+    >>> model = DecisionTreeClassifier(max_depth=2).fit(X, y)
+    >>> print(export_text(model, feature_names=["sepal length", "sepal width", "petal length",
+    ...                                         "petal width"], show_counts=True))
+    |--- petal length <= 2.45
+    |   |--- class: 0 [50, 0, 0]
+    |--- petal length > 2.45
+    |   |--- petal width <= 1.75
+    |   |   |--- class: 1 [0, 49, 5]
+    |   |--- petal width > 1.75
+    |   |   |--- class: 2 [0, 1, 45]
+    >>> print(export_text(model, max_depth=1))
     |--- x2 <= 2.45
     |   |--- class: 0
     |--- x2 > 2.45
-    |   |--- class: 1
+    |   |--- (subtree of 100 samples)
     """
     view = _view(model, feature_names, class_names)
     if view.tree.first_child[0] < 0:
@@ -187,7 +252,35 @@ def _simplify(conditions: list[Condition]) -> tuple[Condition, ...]:
 
 
 def leaf_rules(model, *, feature_names=None, class_names=None) -> list[Rule]:
-    """One rule per leaf (left-to-right order), with the leaf's prediction and confidence."""
+    """One rule per leaf (left-to-right order), with the leaf's prediction and confidence.
+
+    Parameters
+    ----------
+    model : fitted estimator or Tree
+        A fitted treebound estimator (feature names, categories and class labels come from it)
+        or a bare :class:`~treebound.tree.Tree` (features ``x0, x1, ...``, category codes,
+        class indices).
+    feature_names : list of str, optional
+        Override the feature names.
+    class_names : list, optional
+        Override the class labels (classification).
+
+    Returns
+    -------
+    list of Rule
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from treebound import DecisionTreeClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> model = DecisionTreeClassifier(max_depth=2).fit(X, y)
+    >>> for rule in leaf_rules(model):
+    ...     print(rule, "->", rule.prediction, rule.n_samples, round(rule.confidence, 3))
+    (x2 <= 2.45) -> 0 50 1.0
+    (x2 > 2.45) and (x3 <= 1.75) -> 1 54 0.907
+    (x2 > 2.45) and (x3 > 1.75) -> 2 46 0.978
+    """
     view = _view(model, feature_names, class_names)
     tree = view.tree
     rules: list[Rule] = []
@@ -217,9 +310,23 @@ def leaf_rules(model, *, feature_names=None, class_names=None) -> list[Rule]:
 def to_rules(model, *, feature_names=None, class_names=None):
     """The tree as rules: a DNF per class.
 
-    For a binary classifier, the list of conjunctions (one per path to a leaf predicting the
-    positive class, ``classes_[1]``): their disjunction is the tree's positive region. Otherwise
-    a dict mapping each class (or, for regression, each leaf value) to its list of rules.
+    Parameters
+    ----------
+    model : fitted estimator or Tree
+        A fitted treebound estimator (feature names, categories and class labels come from it)
+        or a bare :class:`~treebound.tree.Tree` (features ``x0, x1, ...``, category codes,
+        class indices).
+    feature_names : list of str, optional
+        Override the feature names.
+    class_names : list, optional
+        Override the class labels (classification).
+
+    Returns
+    -------
+    list of Rule or dict
+        For a binary classifier, the conjunctions (one per path to a leaf predicting the
+        positive class, ``classes_[1]``): their disjunction is the tree's positive region.
+        Otherwise a dict mapping each class (or, for regression, each leaf value) to its rules.
 
     Examples
     --------
@@ -228,7 +335,7 @@ def to_rules(model, *, feature_names=None, class_names=None):
     >>> X, y = load_breast_cancer(return_X_y=True)
     >>> rules = to_rules(DecisionTreeClassifier(max_depth=2).fit(X, y))
     >>> print(" OR ".join(str(r) for r in rules))
-    (x27 <= 0.1359) and (x20 <= 16.81)
+    (x20 <= 16.795) and (x27 <= 0.1358) OR (x20 > 16.795) and (x1 <= 16.11)
     """
     rules = leaf_rules(model, feature_names=feature_names, class_names=class_names)
     view = _view(model, feature_names, class_names)
@@ -242,7 +349,36 @@ def to_rules(model, *, feature_names=None, class_names=None):
 
 
 def format_rules(model, *, feature_names=None, class_names=None) -> str:
-    """Readable text of :func:`to_rules`: ``IF ... THEN class`` lines."""
+    """Readable text of :func:`to_rules`: ``IF ... THEN class`` lines with counts and confidence.
+
+    Parameters
+    ----------
+    model : fitted estimator or Tree
+        A fitted treebound estimator (feature names, categories and class labels come from it)
+        or a bare :class:`~treebound.tree.Tree` (features ``x0, x1, ...``, category codes,
+        class indices).
+    feature_names : list of str, optional
+        Override the feature names.
+    class_names : list, optional
+        Override the class labels (classification).
+
+    Returns
+    -------
+    str
+        For a binary classifier, the DNF of the positive class then ``ELSE`` the other; otherwise
+        one ``IF ... THEN ...`` line per leaf.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from treebound import DecisionTreeClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> model = DecisionTreeClassifier(max_depth=2).fit(X, y)
+    >>> print(format_rules(model))
+    IF (x2 <= 2.45) THEN 0   [conf=1.000, n=50]
+    IF (x2 > 2.45) and (x3 <= 1.75) THEN 1   [conf=0.907, n=54]
+    IF (x2 > 2.45) and (x3 > 1.75) THEN 2   [conf=0.978, n=46]
+    """
     rules = leaf_rules(model, feature_names=feature_names, class_names=class_names)
     view = _view(model, feature_names, class_names)
     lines = []

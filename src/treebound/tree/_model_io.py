@@ -204,7 +204,32 @@ def save_model(model, path) -> None:
     (``tempfile.mkstemp``: a fresh, unpredictable name, never an existing file or symlink),
     is flushed and ``fsync``-ed, then renamed over ``path`` with ``os.replace`` (atomic; a
     symlink at ``path`` itself is replaced, not followed). On any failure the temporary file is
-    removed and ``path`` is left as it was.
+    removed and ``path`` is left as it was. The format is described in ``docs/model_format.md``;
+    a file over :func:`load_model`'s default size limit is written with a warning.
+
+    Parameters
+    ----------
+    model : fitted treebound estimator
+        ``DecisionTreeClassifier``, ``DecisionTreeRegressor`` or ``DyadicTreeClassifier``.
+    path : str or Path
+        The file to write (replaced if it exists).
+
+    Returns
+    -------
+    None
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from sklearn.datasets import load_iris
+    >>> from treebound import DecisionTreeClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> model = DecisionTreeClassifier(max_depth=2).fit(X, y)
+    >>> path = Path(tempfile.mkdtemp()) / "iris_tree.json"
+    >>> save_model(model, path)
+    >>> bool((load_model(path).predict(X) == model.predict(X)).all())
+    True
     """
     path = Path(path)
     text = json.dumps(model.to_dict(), allow_nan=False)
@@ -272,18 +297,45 @@ _DEFAULT = object()
 def load_model(path, *, max_bytes=_DEFAULT):
     """Read a model file written by :func:`save_model` (any treebound estimator).
 
+    Every field is validated before the model is rebuilt (a hostile or corrupted file raises
+    ``ValueError``, it does not run code: the format is JSON, not pickle).
+
     Parameters
     ----------
     path : str or Path
+        The model file.
     max_bytes : int, str or None, optional
         Refuse files larger than this (bytes, or ``"512M"``, ``"2G"``; ``None``: no limit).
         Default: the environment variable ``TREEBOUND_MAX_MODEL_BYTES``, else 64 MB.
+
+    Returns
+    -------
+    estimator
+        A fitted instance of the class named in the file, with its ``certificate_`` and pruning
+        attributes (``pruning_time_`` is NaN: timings are not saved).
 
     Raises
     ------
     ValueError
         Naming what is wrong with the file (too large, not JSON, a field that fails
         validation).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from sklearn.datasets import load_iris
+    >>> from treebound import DecisionTreeClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> path = Path(tempfile.mkdtemp()) / "iris_tree.json"
+    >>> save_model(DecisionTreeClassifier(max_depth=2).fit(X, y), path)
+    >>> model = load_model(path)
+    >>> type(model).__name__, model.get_n_leaves()
+    ('DecisionTreeClassifier', 3)
+    >>> load_model(path, max_bytes=100)
+    Traceback (most recent call last):
+    ...
+    ValueError: model file '...' is ..., over the limit of 100 bytes; ...
     """
     from treebound import ESTIMATORS
 

@@ -41,7 +41,8 @@ def prune(model_or_tree, X=None, y=None, *, method: str = "bound", sample_weight
         it with the estimator's growth settings). "reduced_error": the held-out pruning set.
         "bound" and "srm" do not read them: they use the training statistics stored in the
         tree's nodes.
-    method : {"bound", "ccp_cv", "mcart_cv", "srm", "reduced_error"}
+    method : {"bound", "ccp_cv", "mcart_cv", "srm", "reduced_error"}, default="bound"
+        The pruning method (see :mod:`treebound.pruning`).
     sample_weight : array-like, optional
         Weights of ``X``.
     settings : treebound.tree._builder.GrowthSettings, optional
@@ -62,6 +63,25 @@ def prune(model_or_tree, X=None, y=None, *, method: str = "bound", sample_weight
         ``info`` (method details) and, when an estimator was given, ``estimator``: a deep copy
         of it holding the pruned tree with ``bound_``, ``pruning_path_``, ``pruning_time_`` and
         ``pruning_info_`` set (its ``pruning``/``pruning_params`` are left as they were).
+
+    Examples
+    --------
+    Cost-complexity pruning with 5-fold cross-validation (Breiman et al. 1984) of a tree grown
+    to purity; the fold trees are regrown with the estimator's own settings:
+
+    >>> from sklearn.datasets import load_iris
+    >>> from treebound import DecisionTreeClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> grown = DecisionTreeClassifier(random_state=0).fit(X, y)
+    >>> result = prune(grown, X, y, method="ccp_cv", n_folds=5)
+    >>> result.method, result.estimator.get_n_leaves() == result.tree.n_leaves
+    ('ccp_cv', True)
+
+    A bare tree with the bound of Leboeuf et al. (2020, Algorithm 3) at ``delta = 0.1``:
+
+    >>> result = prune(grown.tree_, method="bound", delta=0.1)
+    >>> result.estimator is None, result.tree.n_leaves, round(result.bound, 4)
+    (True, 7, 1.7604)
     """
     if isinstance(model_or_tree, Tree):
         model, tree = None, model_or_tree

@@ -6,24 +6,8 @@ always larger than ``i``; leaves have ``first_child == -1``. This one layout cov
 tests, binary categorical subset tests and multiway categorical tests, and makes a tree cheap to
 copy, to serialise and to prune (prune = keep-mask -> one rebuild, :meth:`Tree.collapse`).
 
-Layout contract (checked by :meth:`Tree.validate`):
-
-* ``first_child``  int64 (n_nodes,)  first child id, ``-1`` for a leaf
-* ``n_children``   int64 (n_nodes,)  0 for a leaf, >= 2 otherwise
-* ``feature``      int64 (n_nodes,)  tested feature, ``-1`` for a leaf
-* ``threshold``    float64 (n_nodes,) numeric test ``x <= threshold`` -> slot 0; NaN otherwise
-* ``category_offset`` int64 (n_nodes,) ``-1`` unless the test is categorical; then
-  ``category_child[category_offset[i] + code]`` is the child slot of category ``code``
-  (``n_categories[feature[i]]`` entries; categories absent from the node at training time go to
-  the child that received the most training weight; a level never seen in training, which the
-  estimators encode as ``n_categories[feature[i]]``, follows the same rule at prediction time:
-  :attr:`Tree.unseen_child`)
-* ``category_child`` int64 (pooled)
-* ``value``        float64 (n_nodes, n_classes): weighted class counts (classification) or
-  (n_nodes, 1): weighted mean of the target (regression)
-* ``impurity``     float64 (n_nodes,) impurity of the node under the growth criterion
-* ``n_node_samples`` int64, ``weighted_n_node_samples`` float64
-* ``n_categories`` int64 (n_features,): 0 for a numeric feature
+The layout contract, array by array, is the Parameters section of :class:`Tree` (checked by
+:meth:`Tree.validate`).
 """
 
 from __future__ import annotations
@@ -33,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from treebound._kernels.apply import apply_general, apply_numeric, fill_paths, path_lengths
+from treebound.tree._storage_checks import check_tree
 
 TREE_ARRAYS = (
     "first_child",
@@ -54,7 +39,53 @@ _INT_ARRAYS = ("first_child", "n_children", "feature", "category_offset", "categ
 
 @dataclass(eq=False)
 class Tree:
-    """A fitted decision tree as flat parallel arrays (see the module docstring for the layout)."""
+    """A fitted decision tree as flat parallel arrays indexed by node id (root ``0``).
+
+    Estimators keep theirs in ``tree_``; pruning, certificates, export and the theory functions
+    read nothing else. Children of an internal node are *contiguous* ids ``first_child[i] ..
+    first_child[i] + n_children[i] - 1``, always larger than ``i``.
+
+    Parameters
+    ----------
+    first_child : ndarray of int64, shape (n_nodes,)
+        Id of the first child, ``-1`` for a leaf.
+    n_children : ndarray of int64, shape (n_nodes,)
+        0 for a leaf, ``>= 2`` otherwise (2 for a numeric test).
+    feature : ndarray of int64, shape (n_nodes,)
+        Tested feature, ``-1`` for a leaf.
+    threshold : ndarray of float64, shape (n_nodes,)
+        Numeric test ``x <= threshold`` sends a row to child slot 0; NaN for leaves and
+        categorical tests.
+    category_offset : ndarray of int64, shape (n_nodes,)
+        ``-1`` unless the test is categorical; then ``category_child[category_offset[i] + code]``
+        is the child slot of category ``code`` (``n_categories[feature[i]]`` entries; categories
+        absent from the node at training time go to the child that received the most training
+        weight; a level never seen in training, which the estimators encode as
+        ``n_categories[feature[i]]``, follows the same rule: :attr:`unseen_child`).
+    category_child : ndarray of int64, shape (n_pooled,)
+        The category maps of every categorical test, pooled.
+    value : ndarray of float64, shape (n_nodes, n_classes) or (n_nodes, 1)
+        Weighted class counts (classification) or weighted mean of the target (regression).
+    impurity : ndarray of float64, shape (n_nodes,)
+        Impurity of the node under the growth criterion.
+    n_node_samples : ndarray of int64, shape (n_nodes,)
+        Training rows reaching the node.
+    weighted_n_node_samples : ndarray of float64, shape (n_nodes,)
+        Their total weight.
+    n_categories : ndarray of int64, shape (n_features,)
+        Levels of every feature, 0 for a numeric one.
+    task : {"classification", "regression"}, default="classification"
+        What ``value`` holds.
+
+    Examples
+    --------
+    >>> from treebound import DecisionTreeClassifier
+    >>> tree = DecisionTreeClassifier().fit([[0.0], [1.0], [2.0]], [0, 1, 1]).tree_
+    >>> tree.n_nodes, tree.n_leaves, tree.first_child.tolist(), float(tree.threshold[0])
+    (3, 2, [1, -1, -1], 0.5)
+    >>> tree.value.tolist()  # class counts of the root and of its two leaves
+    [[1.0, 2.0], [1.0, 0.0], [0.0, 2.0]]
+    """
 
     first_child: np.ndarray
     n_children: np.ndarray
@@ -117,7 +148,25 @@ class Tree:
             )
 
     def children(self, node: int) -> np.ndarray:
-        """Ids of the children of ``node`` (empty for a leaf)."""
+        """Ids of the children of ``node``, in slot order.
+
+        Parameters
+        ----------
+        node : int
+            A node id.
+
+        Returns
+        -------
+        ndarray of int64
+            Empty for a leaf.
+
+        Examples
+        --------
+        >>> from treebound import DecisionTreeClassifier
+        >>> tree = DecisionTreeClassifier().fit([[0.0], [1.0], [2.0]], [0, 1, 1]).tree_
+        >>> tree.children(0).tolist(), tree.children(1).tolist()
+        ([1, 2], [])
+        """
         start = self.first_child[node]
         if start < 0:
             return np.empty(0, dtype=np.int64)
@@ -173,9 +222,31 @@ class Tree:
         return self._cache["unseen"]
 
     def category_maps_with_unseen(self) -> tuple[np.ndarray, np.ndarray]:
-        """``category_offset`` and ``category_child`` with one more entry per categorical
-        test: code ``n_categories[feature]`` (a level never seen in training) goes to
-        :attr:`unseen_child`. The encoders of the estimators give unseen levels that code."""
+        """``category_offset`` and ``category_child`` with one more entry per categorical test.
+
+        Code ``n_categories[feature]`` (a level never seen in training) goes to
+        :attr:`unseen_child`. The encoders of the estimators give unseen levels that code; the
+        prediction kernels read these maps.
+
+        Returns
+        -------
+        offsets : ndarray of int64, shape (n_nodes,)
+            Offset of each categorical test's map in ``pooled`` (``-1`` elsewhere).
+        pooled : ndarray of int64
+            The maps, each ``n_categories[feature] + 1`` entries long.
+
+        Examples
+        --------
+        >>> import pandas as pd
+        >>> from treebound import DecisionTreeClassifier
+        >>> X = pd.DataFrame({"color": pd.Categorical(["red", "blue", "green", "red"])})
+        >>> tree = DecisionTreeClassifier().fit(X, [0, 1, 1, 0]).tree_
+        >>> tree.category_child.tolist()  # blue, green -> slot 1; red -> slot 0
+        [1, 1, 0]
+        >>> offsets, pooled = tree.category_maps_with_unseen()
+        >>> pooled.tolist()  # an unseen color takes slot 0, the heaviest child (ties: the first)
+        [1, 1, 0, 0]
+        """
         if "unseen_maps" not in self._cache:
             offsets = np.full(self.n_nodes, -1, dtype=np.int64)
             pieces = []
@@ -208,7 +279,25 @@ class Tree:
         return self._cache["route"]
 
     def apply(self, X: np.ndarray) -> np.ndarray:
-        """Leaf id of every row of the encoded matrix ``X`` (float64, codes for categories)."""
+        """Leaf id of every row of an encoded matrix.
+
+        Parameters
+        ----------
+        X : array-like of float64, shape (n_rows, n_features)
+            Encoded rows (numeric values, category codes): what an estimator's ``encode`` returns.
+
+        Returns
+        -------
+        ndarray of int64, shape (n_rows,)
+            The leaf each row ends in.
+
+        Examples
+        --------
+        >>> from treebound import DecisionTreeClassifier
+        >>> tree = DecisionTreeClassifier().fit([[0.0], [1.0], [2.0]], [0, 1, 1]).tree_
+        >>> tree.apply([[0.2], [1.5]]).tolist()
+        [1, 2]
+        """
         X = _as_float_matrix(X)
         out = np.empty(X.shape[0], dtype=np.int64)
         next_base, feature, threshold, category_offset, category_child = self._routing_arrays()
@@ -219,7 +308,25 @@ class Tree:
         return out
 
     def decision_path(self, X: np.ndarray):
-        """Sparse CSR indicator (n_rows, n_nodes) of the nodes each row passes through."""
+        """The nodes each row of an encoded matrix visits, from the root to its leaf.
+
+        Parameters
+        ----------
+        X : array-like of float64, shape (n_rows, n_features)
+            Encoded rows.
+
+        Returns
+        -------
+        scipy.sparse.csr_matrix of shape (n_rows, n_nodes)
+            Entry ``(i, j)`` is 1 when row ``i`` passes through node ``j``.
+
+        Examples
+        --------
+        >>> from treebound import DecisionTreeClassifier
+        >>> tree = DecisionTreeClassifier().fit([[0.0], [1.0], [2.0]], [0, 1, 1]).tree_
+        >>> tree.decision_path([[0.2], [1.5]]).toarray().tolist()
+        [[1, 1, 0], [1, 0, 1]]
+        """
         from scipy.sparse import csr_matrix
 
         X = _as_float_matrix(X)
@@ -237,9 +344,29 @@ class Tree:
         """Copy of the tree where every node with ``make_leaf[i]`` is turned into a leaf.
 
         Descendants of a collapsed node are dropped and the kept nodes are renumbered in
-        breadth-first order (so children stay contiguous and larger than their parent). Returns
-        the new tree and ``old_to_new`` (``-1`` for dropped nodes). Node statistics are kept, so a
-        collapsed node predicts from its own class counts.
+        breadth-first order (so children stay contiguous and larger than their parent). Node
+        statistics are kept, so a collapsed node predicts from its own class counts. Every pruning
+        method ends with one call (scikit-learn's ``_build_pruned_tree`` pattern).
+
+        Parameters
+        ----------
+        make_leaf : array-like of bool, shape (n_nodes,)
+            Nodes to turn into leaves (``True`` on a leaf changes nothing).
+
+        Returns
+        -------
+        tree : Tree
+            The pruned copy (this tree is unchanged).
+        old_to_new : ndarray of int64, shape (n_nodes,)
+            New id of every node of this tree, ``-1`` for dropped nodes.
+
+        Examples
+        --------
+        >>> from treebound import DecisionTreeClassifier
+        >>> tree = DecisionTreeClassifier().fit([[0.0], [1.0], [2.0]], [0, 1, 1]).tree_
+        >>> pruned, old_to_new = tree.collapse([True, False, False])
+        >>> pruned.n_leaves, pruned.value.tolist(), old_to_new.tolist()
+        (1, [[1.0, 2.0]], [0, -1, -1])
         """
         make_leaf = np.asarray(make_leaf, dtype=bool)
         if make_leaf.shape != (self.n_nodes,):
@@ -299,158 +426,92 @@ class Tree:
         return tree, old_to_new
 
     def copy(self) -> Tree:
+        """A deep copy (every array copied).
+
+        Returns
+        -------
+        Tree
+
+        Examples
+        --------
+        >>> from treebound import DecisionTreeClassifier
+        >>> tree = DecisionTreeClassifier().fit([[0.0], [1.0], [2.0]], [0, 1, 1]).tree_
+        >>> twin = tree.copy()
+        >>> twin is tree, twin.to_dict() == tree.to_dict()
+        (False, True)
+        """
         return Tree(**{name: getattr(self, name).copy() for name in TREE_ARRAYS}, task=self.task)
 
     def structure(self):
-        """The shape of this (binary) tree as a :class:`treebound.theory.TreeStructure`."""
+        """The shape of this binary tree, for the theory functions.
+
+        Returns
+        -------
+        treebound.theory.TreeStructure
+            Raises ``ValueError`` for a tree with multiway splits.
+
+        Examples
+        --------
+        >>> from treebound import DecisionTreeClassifier
+        >>> tree = DecisionTreeClassifier().fit([[0.0], [1.0], [2.0]], [0, 1, 1]).tree_
+        >>> str(tree.structure())
+        '(L,L)'
+        """
         from treebound.theory.structures import TreeStructure
 
         return TreeStructure.from_tree(self)
 
     # ------------------------------------------------------------ validation
     def validate(self) -> Tree:
-        """Check the layout contract; raise ``ValueError`` naming the first problem found."""
-        n = self.n_nodes
-        if n == 0:
-            raise ValueError("tree has no nodes")
-        for name in TREE_ARRAYS:
-            arr = getattr(self, name)
-            if not isinstance(arr, np.ndarray):
-                raise ValueError(f"tree array {name!r} is not a numpy array")
-            expected_len = None
-            if name not in ("category_child", "n_categories"):
-                expected_len = n
-            if expected_len is not None and arr.shape[0] != expected_len:
-                raise ValueError(
-                    f"tree array {name!r} has length {arr.shape[0]}, expected {expected_len}"
-                )
-        if self.value.ndim != 2 or self.value.shape[1] < 1:
-            raise ValueError(f"tree array 'value' must be 2-D (n_nodes, n_classes), got {self.value.shape}")
-        if self.task not in ("classification", "regression"):
-            raise ValueError(f"tree task must be 'classification' or 'regression', got {self.task!r}")
-        for name in ("threshold", "impurity", "weighted_n_node_samples"):
-            if getattr(self, name).dtype.kind != "f":
-                raise ValueError(f"tree array {name!r} must be floating point")
-        if not np.all(np.isfinite(self.value)):
-            raise ValueError("tree array 'value' holds NaN or infinite entries")
-        if self.task == "classification" and np.any(self.value < 0):
-            raise ValueError("tree array 'value' holds negative class counts")
-        for name in ("impurity", "weighted_n_node_samples"):
-            arr = getattr(self, name)
-            # files written before impurities were clipped may hold rounding noise (-1e-16)
-            floor = -1e-9 if name == "impurity" else 0.0
-            if not np.all(np.isfinite(arr)) or np.any(arr < floor):
-                raise ValueError(f"tree array {name!r} must be finite and non-negative")
-        if np.any(self.n_node_samples < 0):
-            raise ValueError("tree array 'n_node_samples' holds negative counts")
-        internal = np.flatnonzero(self.first_child >= 0)
-        leaves = self.first_child < 0
-        if np.any(self.first_child < -1):
-            raise ValueError("first_child holds negative ids other than -1")
-        if np.any(self.n_children[leaves] != 0):
-            raise ValueError("a leaf has a nonzero n_children")
-        if np.any(self.feature[leaves] != -1):
-            raise ValueError("a leaf has a feature other than -1")
-        n_features = self.n_features
-        if n_features == 0:
-            raise ValueError("n_categories is empty: the tree has no features")
-        if np.any(self.n_categories < 0):
-            raise ValueError("n_categories holds a negative count")
-        covered = np.zeros(n, dtype=np.int64)
-        for i in internal:
-            start, k = int(self.first_child[i]), int(self.n_children[i])
-            if k < 2:
-                raise ValueError(f"internal node {i} has {k} children (at least 2 required)")
-            if start <= i or start + k > n:
-                raise ValueError(
-                    f"node {i} has children {start}..{start + k - 1}, outside ({i}, {n - 1}]"
-                )
-            covered[start : start + k] += 1
-            f = int(self.feature[i])
-            if not 0 <= f < n_features:
-                raise ValueError(f"node {i} tests feature {f}, not in [0, {n_features})")
-            off = int(self.category_offset[i])
-            if off < 0:
-                if self.n_categories[f] != 0:
-                    raise ValueError(f"node {i} has a numeric test on categorical feature {f}")
-                if k != 2:
-                    raise ValueError(f"numeric test at node {i} must have 2 children, has {k}")
-                if not np.isfinite(self.threshold[i]):
-                    raise ValueError(f"node {i} has a non-finite threshold")
-            else:
-                width = int(self.n_categories[f])
-                if width == 0:
-                    raise ValueError(f"node {i} has a categorical test on numeric feature {f}")
-                if off + width > self.category_child.shape[0]:
-                    raise ValueError(f"category map of node {i} runs past category_child")
-                slots = self.category_child[off : off + width]
-                if np.any(slots < 0) or np.any(slots >= k):
-                    raise ValueError(f"category map of node {i} names a child slot outside 0..{k - 1}")
-        if covered[0] != 0 or np.any(covered[1:] != 1):
-            raise ValueError("child ranges do not form a tree (a node has zero or several parents)")
-        with np.errstate(over="ignore", invalid="ignore"):  # overflowing sums are refused
-            self._validate_statistics(internal)
-        return self
+        """Check the layout contract and the node statistics.
 
-    def _validate_statistics(self, internal: np.ndarray) -> None:
-        """Node statistics agree between every parent and its children (the bounds read them:
-        an edited count must not pass for training data)."""
-        n_samples = self.n_node_samples
-        weight = self.weighted_n_node_samples
-        if n_samples[0] < 1:
-            raise ValueError("the root's n_node_samples must be at least 1")
-        if np.any((n_samples > 0) != (weight > 0)):
-            bad = int(np.flatnonzero((n_samples > 0) != (weight > 0))[0])
-            raise ValueError(f"node {bad} has n_node_samples {int(n_samples[bad])} but weight "
-                             f"{float(weight[bad])!r} (a node has rows iff it has weight)")
-        if internal.size == 0:
-            return
-        k = self.n_children[internal]
-        parents = np.repeat(internal, k)
-        # the children of each internal node, in order: first_child + 0, 1, ..., k - 1
-        steps = np.arange(parents.shape[0]) - np.repeat(np.cumsum(k) - k, k)
-        children = self.first_child[parents] + steps
-        child_samples = np.zeros(self.n_nodes, dtype=np.int64)
-        np.add.at(child_samples, parents, n_samples[children])
-        wrong = np.flatnonzero(child_samples[internal] != n_samples[internal])
-        if wrong.size:
-            i = int(internal[wrong[0]])
-            raise ValueError(f"node {i} has n_node_samples {int(n_samples[i])} but its children "
-                             f"hold {int(child_samples[i])}")
-        child_weight = np.zeros(self.n_nodes)
-        np.add.at(child_weight, parents, weight[children])
-        _check_close(weight[internal], child_weight[internal], internal,
-                     "weighted_n_node_samples")
-        if self.task == "classification":
-            # a node without training rows (a dyadic tree's empty cell) predicts with its
-            # parent's class frequencies: a row of at most 1 in total, not counts
-            empty = weight == 0
-            if np.any(self.value[empty].sum(axis=1) > 1.0 + 1e-9):
-                raise ValueError("a node without training rows holds class counts (its value "
-                                 "row must be frequencies summing to at most 1)")
-            totals = self.value.sum(axis=1)
-            _check_close(weight[~empty], totals[~empty], np.flatnonzero(~empty),
-                         "class counts ('value' rows) against weighted_n_node_samples")
-            held = np.where(empty[children][:, None], 0.0, self.value[children])
-            child_value = np.zeros_like(self.value)
-            np.add.at(child_value, parents, held)
-            scale = np.repeat(weight[internal][:, None], self.n_classes, axis=1)
-            _check_close(self.value[internal], child_value[internal], internal,
-                         "class counts ('value')", scale=scale)
-        else:
-            # a regression node's value is the weighted mean of its children's values
-            held = self.value[children, 0] * weight[children]
-            child_sum = np.zeros(self.n_nodes)
-            np.add.at(child_sum, parents, held)
-            mean = child_sum[internal] / np.where(weight[internal] > 0, weight[internal], 1.0)
-            magnitude = np.zeros(self.n_nodes)
-            np.maximum.at(magnitude, parents, np.abs(self.value[children, 0]))
-            _check_close(self.value[internal, 0], mean, internal, "mean targets ('value')",
-                         scale=np.maximum(magnitude[internal], np.abs(self.value[internal, 0])))
+        The contract is the Parameters section of :class:`Tree`; the statistics must agree between
+        every parent and its children (the bounds read them, so an edited count must not pass for
+        training data).
+
+        Returns
+        -------
+        Tree
+            ``self``, when every check passes.
+
+        Raises
+        ------
+        ValueError
+            Naming the first problem found.
+
+        Examples
+        --------
+        >>> from treebound import DecisionTreeClassifier
+        >>> tree = DecisionTreeClassifier().fit([[0.0], [1.0], [2.0]], [0, 1, 1]).tree_
+        >>> tree.validate() is tree
+        True
+        >>> broken = tree.copy()
+        >>> broken.n_node_samples[1] = 5
+        >>> broken.validate()
+        Traceback (most recent call last):
+        ...
+        ValueError: node 0 has n_node_samples 3 but its children hold 7
+        """
+        check_tree(self, TREE_ARRAYS)
+        return self
 
     # ---------------------------------------------------------- persistence
     def to_dict(self) -> dict:
-        """Plain-JSON form: lists of numbers (NaN thresholds written as null)."""
+        """Plain-JSON form of the arrays (NaN thresholds written as null).
+
+        Returns
+        -------
+        dict
+            ``"task"`` and one list per array; :meth:`from_dict` reads it back.
+
+        Examples
+        --------
+        >>> from treebound import DecisionTreeClassifier
+        >>> tree = DecisionTreeClassifier().fit([[0.0], [1.0], [2.0]], [0, 1, 1]).tree_
+        >>> data = tree.to_dict()
+        >>> data["first_child"], data["threshold"]
+        ([1, -1, -1], [0.5, None, None])
+        """
         out = {"task": self.task}
         for name in TREE_ARRAYS:
             arr = getattr(self, name)
@@ -462,7 +523,30 @@ class Tree:
 
     @classmethod
     def from_dict(cls, data: dict) -> Tree:
-        """Inverse of :meth:`to_dict`; validates types, lengths and the tree shape."""
+        """Inverse of :meth:`to_dict`; validates types, lengths and the tree shape.
+
+        Parameters
+        ----------
+        data : dict
+            The output of :meth:`to_dict` (e.g. read from a model file).
+
+        Returns
+        -------
+        Tree
+            A validated tree (:meth:`validate`).
+
+        Raises
+        ------
+        ValueError
+            Naming the first field that is missing, of the wrong type or inconsistent.
+
+        Examples
+        --------
+        >>> from treebound import DecisionTreeClassifier
+        >>> tree = DecisionTreeClassifier().fit([[0.0], [1.0], [2.0]], [0, 1, 1]).tree_
+        >>> Tree.from_dict(tree.to_dict()).apply([[0.2], [1.5]]).tolist()
+        [1, 2]
+        """
         if not isinstance(data, dict):
             raise ValueError(f"tree must be a JSON object, got {type(data).__name__}")
         missing = [name for name in TREE_ARRAYS if name not in data]
@@ -507,24 +591,6 @@ def _int_array(raw: list, name: str) -> np.ndarray:
         if not -(2**62) < v < 2**62:
             raise ValueError(f"tree array {name!r} holds the out-of-range integer {v}")
     return np.array(raw, dtype=np.int64) if raw else np.empty(0, dtype=np.int64)
-
-
-#: Relative tolerance of the parent/children consistency checks (sums in another order).
-_STAT_RTOL = 1e-6
-
-
-def _check_close(expected, found, nodes, what: str, scale=None) -> None:
-    """``found`` within ``_STAT_RTOL * scale`` of ``expected`` everywhere (``scale``: the
-    magnitude to compare to, default ``|expected|``); else a ValueError naming a node."""
-    expected = np.asarray(expected, dtype=np.float64)
-    found = np.asarray(found, dtype=np.float64)
-    scale = np.abs(expected) if scale is None else np.asarray(scale, dtype=np.float64)
-    with np.errstate(over="ignore", invalid="ignore"):
-        bad = ~(np.abs(expected - found) <= _STAT_RTOL * scale)
-    if bad.any():
-        row = np.flatnonzero(bad.reshape(bad.shape[0], -1).any(axis=1))[0]
-        raise ValueError(f"node {int(nodes[row])}: its {what} disagree with its children's "
-                         f"(or with its own totals): the statistics were edited or corrupted")
 
 
 def _as_float_matrix(X) -> np.ndarray:

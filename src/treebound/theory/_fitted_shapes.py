@@ -1,0 +1,156 @@
+"""The structures of fitted trees, for pruning: every subtree's shape, and the shape of each
+pruning candidate.
+
+:func:`subtree_structures` gives the structure rooted at every node of a fitted
+:class:`~treebound.tree.Tree` in one pass, and :func:`collapsed_structure` builds the structure
+of "the tree with node ``v`` turned into a leaf" by re-interning only the nodes on the path from
+``v`` to the root (``O(depth)`` dictionary look-ups, not ``O(tree size)``): bound pruning
+(Leboeuf, LeBlanc & Marchand 2020, Algorithm 3) evaluates every candidate this way.
+"""
+
+from __future__ import annotations
+
+from treebound.theory.structures import TreeStructure
+
+__all__ = ["collapsed_structure", "collapsed_structures", "subtree_structures"]
+
+
+def subtree_structures(tree) -> list[TreeStructure]:
+    """Structure of the subtree rooted at every node of a fitted tree (index = node id).
+
+    One pass over the nodes in decreasing id order (children always have larger ids than their
+    parent in :class:`~treebound.tree.Tree`).
+
+    Parameters
+    ----------
+    tree : treebound.tree.Tree
+        A fitted binary tree.
+
+    Returns
+    -------
+    list of TreeStructure
+        ``out[i]`` is the shape of the subtree rooted at node ``i`` (``out[0]``: the whole tree).
+
+    Raises
+    ------
+    ValueError
+        For a node with other than two children (multiway split).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from treebound import DecisionTreeClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> tree = DecisionTreeClassifier(max_depth=2).fit(X, y).tree_
+    >>> [str(s) for s in subtree_structures(tree)]
+    ['(L,(L,L))', 'L', '(L,L)', 'L', 'L']
+    """
+    first_child = tree.first_child
+    n_children = tree.n_children
+    n = int(first_child.shape[0])
+    if n == 0:
+        raise ValueError("tree has no nodes")
+    leaf = TreeStructure._leaf
+    out: list = [None] * n
+    fc = first_child.tolist()
+    nc = n_children.tolist()
+    for i in range(n - 1, -1, -1):
+        c = fc[i]
+        if c < 0:
+            out[i] = leaf
+            continue
+        if nc[i] != 2:
+            raise ValueError(
+                f"node {i} has {nc[i]} children: tree structures (and the partitioning bounds) "
+                "are defined for binary trees only"
+            )
+        if c <= i or c + 1 >= n:
+            raise ValueError(f"node {i} has children {c}..{c + 1} outside ({i}, {n - 1}]")
+        out[i] = TreeStructure.node(out[c], out[c + 1])
+    return out
+
+
+def collapsed_structure(tree, node: int, subtrees: list[TreeStructure] | None = None,
+                        parent=None) -> TreeStructure:
+    """Structure of ``tree`` with ``node`` turned into a leaf, rebuilt along one root path.
+
+    Only the ``depth(node)`` ancestors are re-interned: ``O(depth)`` dictionary look-ups, not
+    ``O(tree size)`` — how bound pruning (Leboeuf et al. 2020, Algorithm 3) gets the shape of
+    each candidate.
+
+    Parameters
+    ----------
+    tree : treebound.tree.Tree
+        A binary fitted tree.
+    node : int
+        Node id to collapse (collapsing a leaf returns the tree's own structure).
+    subtrees : list of TreeStructure, optional
+        ``subtree_structures(tree)``; pass it when evaluating many candidates of the same tree.
+    parent : array of int, optional
+        ``tree.parent``; computed when omitted.
+
+    Returns
+    -------
+    TreeStructure
+        The shape of the pruned tree.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from treebound import DecisionTreeClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> tree = DecisionTreeClassifier(max_depth=2).fit(X, y).tree_
+    >>> str(collapsed_structure(tree, 2)), str(collapsed_structure(tree, 0))
+    ('(L,L)', 'L')
+    """
+    if subtrees is None:
+        subtrees = subtree_structures(tree)
+    if parent is None:
+        parent = tree.parent
+    n = len(subtrees)
+    if not 0 <= node < n:
+        raise ValueError(f"node {node} is not in the tree (0..{n - 1})")
+    fc = tree.first_child
+    t = TreeStructure._leaf
+    child = int(node)
+    p = int(parent[child])
+    while p >= 0:
+        left_id = int(fc[p])
+        if child == left_id:
+            t = TreeStructure.node(t, subtrees[left_id + 1])
+        else:
+            t = TreeStructure.node(subtrees[left_id], t)
+        child = p
+        p = int(parent[p])
+    return t
+
+
+def collapsed_structures(tree, nodes=None) -> dict[int, TreeStructure]:
+    """:func:`collapsed_structure` of every internal node (or of the given nodes).
+
+    Parameters
+    ----------
+    tree : treebound.tree.Tree
+        A binary fitted tree.
+    nodes : iterable of int, optional
+        Node ids to collapse; default every internal node.
+
+    Returns
+    -------
+    dict of int to TreeStructure
+        ``{node: structure of the tree with node turned into a leaf}``.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from treebound import DecisionTreeClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> tree = DecisionTreeClassifier(max_depth=2).fit(X, y).tree_
+    >>> {node: str(s) for node, s in collapsed_structures(tree).items()}
+    {0: 'L', 2: '(L,L)'}
+    """
+    subtrees = subtree_structures(tree)
+    parent = tree.parent
+    if nodes is None:
+        nodes = [i for i in range(len(subtrees)) if not subtrees[i].is_leaf]
+    return {int(v): collapsed_structure(tree, int(v), subtrees, parent) for v in nodes}
