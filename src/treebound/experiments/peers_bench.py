@@ -62,7 +62,7 @@ DELTA = 0.05
 RUN_FIELDS = ["dataset", "split", "seed", "model", "n_train", "n_test", "n_features",
               "n_classes", "train_error", "test_error", "n_leaves", "depth", "fit_seconds",
               "n_fits", "timeouts", "selected", "certificate", "certificate_method", "hti",
-              "compression", "prefix_code", "certify_seconds"]
+              "compression", "prefix_code", "certify_seconds", "commit"]
 
 
 @dataclass(frozen=True)
@@ -75,6 +75,7 @@ class PeersTask:
     n_folds: int = 10
     streed_time_limit: float = 2.0
     gosdt_time_limit: int = 2
+    commit: str = ""
 
     @property
     def seed(self) -> int:
@@ -321,7 +322,7 @@ def run_split(task: PeersTask) -> list[dict]:
             "hti": details.get("hti", float("nan")),
             "compression": details.get("compression", float("nan")),
             "prefix_code": details.get("prefix_code", float("nan")),
-            "certify_seconds": certify_seconds,
+            "certify_seconds": certify_seconds, "commit": task.commit,
         })
     return rows
 
@@ -338,7 +339,7 @@ def run_benchmark(data_dir, *, datasets=None, n_splits=10, models=MODELS, n_fold
     from treebound.experiments.datasets import load_dataset
     from treebound.experiments.grid import append_rows, read_rows, run_grid
     from treebound.experiments.peers_report import plot_peers, write_peers_markdown
-    from treebound.experiments.provenance import results_header
+    from treebound.experiments.provenance import current_commit, results_header
 
     # the provenance of the code that runs, taken before the (long) run
     header = results_header("Against the alternatives: optimal sparse trees and scikit-learn, "
@@ -361,8 +362,9 @@ def run_benchmark(data_dir, *, datasets=None, n_splits=10, models=MODELS, n_fold
     done = {(r["dataset"], int(r["split"])) for r in previous}
     loaded = {name: load_dataset(data_dir, name) for name in names}
     # split by split over the datasets, so that an interrupted run covers every dataset
+    commit = current_commit()
     tasks = [PeersTask(name, i, loaded[name].X, loaded[name].y, tuple(models), n_folds,
-                       streed_time_limit, gosdt_time_limit)
+                       streed_time_limit, gosdt_time_limit, commit)
              for i in range(n_splits) for name in names
              if (name, i) not in done and not report_only]
     echo(f"{len(tasks)} splits to run ({len(done)} already in {out_csv})")
@@ -375,6 +377,13 @@ def run_benchmark(data_dir, *, datasets=None, n_splits=10, models=MODELS, n_fold
                 "gosdt_time_limit": gosdt_time_limit, "n_splits": n_splits,
                 "splits_done": {name: len({int(r["split"]) for r in rows if r["dataset"] == name})
                                 for name in names}}
+    if report_only:
+        made = sorted({r.get("commit") or "" for r in rows} - {""})
+        header = [*header[:-1], "This page was rewritten (`--report-only`) from the runs in "
+                  f"`{out_csv}`, made by this command without `--report-only` "
+                  + (f"at commit {', '.join(f'`{c}`' for c in made)}." if made else
+                     "(the CSV predates its commit column; see the git history of the CSV)."),
+                  ""]
     write_peers_markdown(rows, out_md, names=names, models=models, settings=settings,
                          header=header)
     if plot:

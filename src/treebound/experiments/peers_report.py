@@ -225,6 +225,8 @@ def _targets(stats, names, models, means) -> list[str]:
 
 def _why(stats, name, peers, delta) -> str:
     """A factual line on one dataset where the recommended model trails: sizes and errors."""
+    from treebound.tree._classes import auto_leaf_budget
+
     mine = stats[(name, RECOMMENDED)]
     best = max((p for p in peers if (name, p) in stats), key=lambda p: stats[(name, p)]["accuracy"])
     other = stats[(name, best)]
@@ -234,7 +236,12 @@ def _why(stats, name, peers, delta) -> str:
             f"`{RECOMMENDED}` keeps {mine['n_leaves']:.1f} leaves against {other['n_leaves']:.1f} "
             f"({size}), training error {mine['train_error']:.3f} against "
             f"{other['train_error']:.3f}")
-    if size == "smaller" and mine["train_error"] > other["train_error"]:
+    budget = auto_leaf_budget(int(mine["n_train"]))
+    if size == "smaller" and RECOMMENDED == "bound":
+        text += (f" — the default leaf budget caps it: `bound` grows at most ceil(sqrt(n)) = "
+                 f"{budget} leaves before pruning (docs/pruning.md, Defaults) and the bound "
+                 f"kept {mine['n_leaves']:.1f} of them")
+    elif size == "smaller" and mine["train_error"] > other["train_error"]:
         text += " — the bound stops growth CV would allow (its penalty grows with the leaves)"
     elif size == "larger" and mine["train_error"] < other["train_error"]:
         text += " — the larger tree fits noise that the peer's selection left out"
