@@ -180,12 +180,11 @@ def compress(deployed, wrong: np.ndarray, multiway: bool) -> Compression | str:
         good = np.isfinite(values).all(axis=1) & (deployed.midpoint(values[:, 0],
                                                                    values[:, 1]) == t)
     node_feature = tree.feature[nodes]
-    sorted_columns: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+    sorted_columns: dict[int, np.ndarray] = {}
 
     def column(j):
         if j not in sorted_columns:
-            order = np.argsort(features[:, j], kind="stable")
-            sorted_columns[j] = (order, features[order, j])
+            sorted_columns[j] = np.sort(features[:, j])
         return sorted_columns[j]
 
     rule = _compiled_rule(deployed.midpoint)
@@ -198,13 +197,13 @@ def compress(deployed, wrong: np.ndarray, multiway: bool) -> Compression | str:
         for j in np.unique(node_feature[missing]).tolist():
             mine = missing[node_feature[missing] == j]
             pairs = np.empty((mine.size, 2))
-            value_pairs(column(j)[1], np.ascontiguousarray(t[mine], dtype=np.float64), rule,
+            value_pairs(column(j), np.ascontiguousarray(t[mine], dtype=np.float64), rule,
                         pairs[:, 0], pairs[:, 1])
             solved = ~np.isnan(pairs[:, 0])
             values[mine[solved]] = pairs[solved]
             good[mine[solved]] = True
     for s in np.flatnonzero(~good).tolist():
-        found = _value_pair(column(int(node_feature[s]))[1], float(t[s]), deployed.midpoint)
+        found = _value_pair(column(int(node_feature[s])), float(t[s]), deployed.midpoint)
         if found is None:
             return (f"node {int(nodes[s])}: threshold {float(t[s])!r} on feature "
                     f"{int(node_feature[s])} is not the midpoint of two training values, so no "
@@ -219,8 +218,16 @@ def compress(deployed, wrong: np.ndarray, multiway: bool) -> Compression | str:
     ends = np.empty_like(starts)
     for j in used.tolist():
         mine = np.flatnonzero(node_feature == j)
-        candidates = np.flatnonzero(np.isin(features[:, j], values[mine].ravel()))
-        order = candidates[np.argsort(features[candidates, j], kind="stable")]
+        # membership by binary search in the few needed values (np.isin sorts the column)
+        needed = np.unique(values[mine].ravel())
+        at = np.minimum(np.searchsorted(needed, features[:, j]), needed.shape[0] - 1)
+        candidates = np.flatnonzero(needed[at] == features[:, j])
+        # sorted by value = by the value's index in `needed`: a small-integer key, which
+        # numpy's stable sort orders by radix (on columns with few values most rows qualify)
+        key = at[candidates]
+        if needed.shape[0] <= np.iinfo(np.int16).max:
+            key = key.astype(np.int16)
+        order = candidates[np.argsort(key, kind="stable")]
         col = features[order, j]
         for side in (0, 1):
             starts[mine, side] = position + np.searchsorted(col, values[mine, side], "left")
