@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from treebound._kernels.compression import value_pairs
@@ -61,3 +61,31 @@ def test_value_pair_far_from_the_threshold_uses_the_larger_chunks():
     low, high = np.empty(2), np.empty(2)
     value_pairs(column, np.array([2500.0, 5000.5]), _compiled_rule(treebound_midpoint), low, high)
     assert (low[0], high[0]) == (0.0, 5000.0) and np.isnan(low[1]) and np.isnan(high[1])
+
+
+@settings(max_examples=60, deadline=None)
+@given(values=st.lists(st.one_of(st.integers(-50, 50).map(float),
+                                 st.floats(-5, 5, allow_nan=False, width=32)),
+                       min_size=1, max_size=400),
+       max_bins=st.integers(2, 40))
+@example(values=[0.0] * 5 + [1.0, 2.0, 3.0] + [4.0] * 5, max_bins=4)
+def test_bin_extremes_are_the_fit_binning_value_ranges(values, max_bins):
+    from treebound.certificates._compression import bin_extremes
+    from treebound.tree._feature_coding import code_features
+
+    column = np.asarray(values, dtype=np.float64)
+    coded = code_features(column[:, None], np.zeros(1, dtype=np.int64), "hist", max_bins, 2)
+    expected = np.unique(np.concatenate([coded.lo_values, coded.hi_values]))
+    np.testing.assert_array_equal(bin_extremes(np.sort(column), max_bins), expected)
+
+
+def test_histogram_tree_thresholds_come_from_bin_extremes():
+    from treebound import DecisionTreeClassifier, certify
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(3000, 4))
+    y = (X[:, 0] + X[:, 1] ** 2 + rng.normal(size=3000) > 1).astype(int)
+    model = DecisionTreeClassifier(splitter="hist", max_bins=32).fit(X, y)
+    certificate = certify(model, X, y, method="compression")
+    assert 0 < certificate.risk_upper_bound <= 1
+    assert model.certificate_.risk_upper_bound <= 1

@@ -136,6 +136,32 @@ def _value_pair(column_sorted, t, midpoint):
     return None
 
 
+def _histogram_bins(deployed):
+    """``max_bins`` of a treebound tree grown with the histogram splitter, else None."""
+    model = deployed.model
+    if deployed.family == "treebound" and getattr(model, "splitter", None) == "hist":
+        return int(model.max_bins)
+    return None
+
+
+def bin_extremes(column_sorted: np.ndarray, max_bins: int) -> np.ndarray:
+    """The smallest and largest value of every bin of treebound's histogram binning of a
+    sorted column (``tree._feature_coding``: bins of about ``n / max_bins`` rows), sorted."""
+    from treebound.tree._feature_coding import _bin_unique_values
+
+    if column_sorted.shape[0] == 0:
+        return column_sorted
+    first = np.flatnonzero(np.r_[True, column_sorted[1:] != column_sorted[:-1]])
+    unique = column_sorted[first]
+    if unique.shape[0] <= max_bins:  # every value its own code (_code_values)
+        return unique
+    counts = np.diff(np.r_[first, column_sorted.shape[0]])
+    bins = _bin_unique_values(counts, max_bins)
+    starts = np.flatnonzero(np.r_[True, bins[1:] != bins[:-1]])
+    ends = np.r_[starts[1:] - 1, unique.shape[0] - 1]
+    return np.unique(np.concatenate([unique[starts], unique[ends]]))
+
+
 def _compiled_rule(midpoint):
     """The code of a midpoint rule the compiled pair search knows, or None."""
     from treebound._kernels import compression as kernels
@@ -194,11 +220,22 @@ def compress(deployed, wrong: np.ndarray, multiway: bool) -> Compression | str:
         # rarely midpoints of a node's neighbours, so this runs for most of its nodes)
         from treebound._kernels.compression import value_pairs
 
+        max_bins = _histogram_bins(deployed)
         for j in np.unique(node_feature[missing]).tolist():
             mine = missing[node_feature[missing] == j]
-            pairs = np.empty((mine.size, 2))
-            value_pairs(column(j), np.ascontiguousarray(t[mine], dtype=np.float64), rule,
-                        pairs[:, 0], pairs[:, 1])
+            thresholds = np.ascontiguousarray(t[mine], dtype=np.float64)
+            pairs = np.full((mine.size, 2), np.nan)
+            if max_bins is not None:
+                # A histogram threshold is the midpoint of two bin extremes: search those
+                # first (a few hundred values instead of every value in the node's gap).
+                value_pairs(bin_extremes(column(j), max_bins), thresholds, rule, pairs[:, 0],
+                            pairs[:, 1])
+            todo = np.flatnonzero(np.isnan(pairs[:, 0]))
+            if todo.size:
+                rest = np.empty((todo.size, 2))
+                value_pairs(column(j), np.ascontiguousarray(thresholds[todo]), rule,
+                            rest[:, 0], rest[:, 1])
+                pairs[todo] = rest
             solved = ~np.isnan(pairs[:, 0])
             values[mine[solved]] = pairs[solved]
             good[mine[solved]] = True
