@@ -145,21 +145,16 @@ def _histogram_bins(deployed):
 
 
 def bin_extremes(column_sorted: np.ndarray, max_bins: int) -> np.ndarray:
-    """The smallest and largest value of every bin of treebound's histogram binning of a
-    sorted column (``tree._feature_coding``: bins of about ``n / max_bins`` rows), sorted."""
-    from treebound.tree._feature_coding import _bin_unique_values
+    """The smallest and largest value of every code of treebound's histogram coding of a sorted
+    column (``tree._feature_coding._code_values``, the fit's own rule), sorted."""
+    from treebound.tree._feature_coding import _code_values
 
     if column_sorted.shape[0] == 0:
         return column_sorted
     first = np.flatnonzero(np.r_[True, column_sorted[1:] != column_sorted[:-1]])
-    unique = column_sorted[first]
-    if unique.shape[0] <= max_bins:  # every value its own code (_code_values)
-        return unique
     counts = np.diff(np.r_[first, column_sorted.shape[0]])
-    bins = _bin_unique_values(counts, max_bins)
-    starts = np.flatnonzero(np.r_[True, bins[1:] != bins[:-1]])
-    ends = np.r_[starts[1:] - 1, unique.shape[0] - 1]
-    return np.unique(np.concatenate([unique[starts], unique[ends]]))
+    _, lo, hi, _, _ = _code_values(column_sorted[first], counts, "hist", max_bins, 2)
+    return np.unique(np.concatenate([lo, hi]))
 
 
 def _compiled_rule(midpoint):
