@@ -227,3 +227,18 @@ def test_bound_pruning_warmup_prunes_a_built_tree():
     assert 1 <= result.tree.n_leaves <= 8
     _warmup.main(["bound pruning"])  # what the background process runs
     assert _warmup.start_background(["no such group"]) is None
+
+
+def test_certificates_warmup_runs_the_whole_compression_path(monkeypatch):
+    from treebound._kernels import compression
+    from treebound.cli import _warmup
+
+    called = set()
+    for name in ("threshold_neighbours", "value_pairs", "count_rows_by_value",
+                 "fill_rows_by_value", "choose_rows"):
+        kernel = getattr(compression, name)
+        monkeypatch.setattr(compression, name,
+                            lambda *a, _k=kernel, _n=name: called.add(_n) or _k(*a))
+    _warmup.main(["certificates"])  # what the background process runs
+    assert called == {"threshold_neighbours", "value_pairs", "count_rows_by_value",
+                      "fill_rows_by_value", "choose_rows"}

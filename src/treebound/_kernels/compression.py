@@ -112,3 +112,51 @@ def value_pairs(column_sorted, thresholds, rule, out_low, out_high):
                 break
             while i >= 0 and column_sorted[i] == a:  # equal values pair up alike
                 i -= 1
+
+
+@njit(**NO_NRT_JIT_OPTIONS)
+def _find(values, start, stop, x):
+    """Index in ``values[start:stop]`` (sorted) of ``x``, or ``-1`` when absent."""
+    lo = start
+    hi = stop
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if values[mid] < x:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo < stop and values[lo] == x:
+        return lo
+    return -1
+
+
+@njit(**NO_NRT_JIT_OPTIONS)
+def count_rows_by_value(X, columns, needed, needed_offset, range_start):
+    """First pass of a counting sort of the rows by needed value.
+
+    ``needed[needed_offset[f]:needed_offset[f + 1]]`` are the sorted values wanted of column
+    ``columns[f]``. On return the rows whose value of that column is ``needed[i]`` will be
+    ``rows[range_start[i]:range_start[i + 1]]`` (:func:`fill_rows_by_value`); ``range_start``
+    has one more entry than ``needed``, and ``range_start[-1]`` rows match."""
+    n_values = needed.shape[0]
+    for i in range(n_values + 1):
+        range_start[i] = 0
+    for r in range(X.shape[0]):  # row-major: X is read in memory order
+        for f in range(columns.shape[0]):
+            at = _find(needed, needed_offset[f], needed_offset[f + 1], X[r, columns[f]])
+            if at >= 0:
+                range_start[at + 1] += 1
+    for i in range(n_values):
+        range_start[i + 1] += range_start[i]
+
+
+@njit(**NO_NRT_JIT_OPTIONS)
+def fill_rows_by_value(X, columns, needed, needed_offset, fill, rows):
+    """Second pass: ``fill`` starts as ``range_start[:-1]`` (a copy); the rows of each needed
+    value go to their range in increasing order."""
+    for r in range(X.shape[0]):
+        for f in range(columns.shape[0]):
+            at = _find(needed, needed_offset[f], needed_offset[f + 1], X[r, columns[f]])
+            if at >= 0:
+                rows[fill[at]] = r
+                fill[at] += 1

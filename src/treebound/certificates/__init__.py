@@ -55,10 +55,11 @@ from treebound.certificates._methods import (
     bound_prefix_code,
     bound_shawe_taylor,
     bound_test_set,
+    gather_evidence,
 )
 
-__all__ = ["METHODS", "Certificate", "DeployedTree", "certify", "certify_deployed",
-           "deployed_tree", "fit_certificate"]
+__all__ = ["METHODS", "Certificate", "DeployedTree", "PendingCertificate", "certify",
+           "certify_deployed", "deployed_tree", "fit_certificate"]
 
 #: Theorem 9 table budget of the certificate computed at the end of ``fit`` (about 0.1 s);
 #: beyond it the closed-form growth bound is used (slightly looser, same guarantee).
@@ -129,7 +130,8 @@ def certify(model, X, y, *, delta=0.05, method="auto", ghost_size=None) -> Certi
                         "is a regressor")
     deployed = deployed_tree(model, X)
     y_idx = _class_indices(deployed, y, strict=method != "test_set")
-    fitted = getattr(model, "certificate_", None)
+    # the rows the fit certified (read without computing a pending certificate_'s bounds)
+    fitted = getattr(model, "__dict__", {}).get("_certificate")
     n_fit = fitted.n_examples if fitted is not None else deployed.n_fit_rows
     if method != "test_set" and n_fit is not None and n_fit != y_idx.shape[0]:
         raise ValueError(
@@ -187,11 +189,20 @@ def certify_deployed(deployed: DeployedTree, y_idx: np.ndarray, *, delta: float 
         return _certify_deployed(deployed, y_idx, delta, method, ghost_size, table_budget)
 
 
-def _certify_deployed(deployed, y_idx, delta, method, ghost_size, table_budget):
+def _sample(deployed, y_idx) -> Sample:
     predicted = deployed.predict_index()
     sample = Sample(deployed, np.asarray(y_idx), predicted != y_idx)
     if sample.m == 0:
         raise ValueError("certify needs at least one row")
+    return sample
+
+
+def _certify_deployed(deployed, y_idx, delta, method, ghost_size, table_budget):
+    return _certify_sample(_sample(deployed, y_idx), delta, method, ghost_size, table_budget)
+
+
+def _certify_sample(sample, delta, method, ghost_size, table_budget):
+    deployed = sample.deployed
     if method == "auto":
         first, second = auto_pair(deployed)
         half = delta / 2.0
@@ -221,11 +232,92 @@ def _certify_deployed(deployed, y_idx, delta, method, ghost_size, table_budget):
     return _certificate(value.upper, value.lower, method, delta, sample, value.details)
 
 
-def fit_certificate(model, features: np.ndarray, y_idx: np.ndarray) -> Certificate:
-    """The ``certificate_`` of a treebound classifier at the end of ``fit``.
+class PendingCertificate:
+    """What ``fit`` keeps for ``certificate_``: the training rows' evidence, its bounds not yet
+    computed.
+
+    ``fit`` gathers everything the bounds read from the rows' feature values (the predictions,
+    the compression set) while it has them, and keeps no feature values; the bounds themselves
+    (growth-function tables, tail inversions: most of the work, none of it on the rows) are
+    computed on the first read of ``certificate_`` (:meth:`resolve`), like scikit-learn's
+    ``feature_importances_``. The certificate is the same as if computed in ``fit``.
+
+    Parameters
+    ----------
+    sample : Sample
+        The training sample with its evidence (:func:`~treebound.certificates._methods.
+        gather_evidence`).
+    table_budget : int
+        Theorem 9 table budget of the ``"hti"`` bound.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from treebound import DecisionTreeClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> model = DecisionTreeClassifier(max_leaf_nodes=4, growth="top_down").fit(X, y)
+    >>> pending = fit_certificate(model, model.encode(X), y)
+    >>> pending.resolve() == model.certificate_ == certify(model, X, y)
+    True
+    """
+
+    __slots__ = ("sample", "table_budget")
+
+    def __init__(self, sample: Sample, table_budget: int):
+        self.sample = sample
+        self.table_budget = int(table_budget)
+
+    def __getstate__(self):
+        return {"sample": self.sample, "table_budget": self.table_budget}
+
+    def __setstate__(self, state):
+        self.sample = state["sample"]
+        self.table_budget = state["table_budget"]
+
+    @property
+    def n_examples(self) -> int:
+        """Rows of the training sample (``m``).
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_iris
+        >>> from treebound import DecisionTreeClassifier
+        >>> X, y = load_iris(return_X_y=True)
+        >>> model = DecisionTreeClassifier(max_leaf_nodes=3).fit(X, y)
+        >>> fit_certificate(model, model.encode(X), y).n_examples
+        150
+        """
+        return self.sample.m
+
+    def resolve(self) -> Certificate:
+        """The certificate (method ``"auto"``, ``delta = 0.05``).
+
+        Returns
+        -------
+        Certificate
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_iris
+        >>> from treebound import DecisionTreeClassifier
+        >>> X, y = load_iris(return_X_y=True)
+        >>> model = DecisionTreeClassifier(max_leaf_nodes=3).fit(X, y)
+        >>> fit_certificate(model, model.encode(X), y).resolve().n_leaves
+        3
+        """
+        from treebound._resources import unlimited
+
+        with unlimited():
+            return _certify_sample(self.sample, 0.05, "auto", None, self.table_budget)
+
+
+def fit_certificate(model, features: np.ndarray, y_idx: np.ndarray) -> PendingCertificate:
+    """The ``certificate_`` of a treebound classifier at the end of ``fit``, to be computed on
+    first read.
 
     Method ``"auto"`` at ``delta = 0.05`` on the encoded training rows with positive weight
-    (each counted once), with the table budget :data:`FIT_TABLE_BUDGET` (about 0.1 s).
+    (each counted once), with the table budget :data:`FIT_TABLE_BUDGET` (about 0.1 s). What
+    needs the rows is computed now; the bounds when :meth:`PendingCertificate.resolve` is called.
 
     Parameters
     ----------
@@ -238,7 +330,7 @@ def fit_certificate(model, features: np.ndarray, y_idx: np.ndarray) -> Certifica
 
     Returns
     -------
-    Certificate
+    PendingCertificate
 
     Examples
     --------
@@ -246,9 +338,10 @@ def fit_certificate(model, features: np.ndarray, y_idx: np.ndarray) -> Certifica
     >>> from treebound import DecisionTreeClassifier
     >>> X, y = load_iris(return_X_y=True)
     >>> model = DecisionTreeClassifier(max_leaf_nodes=4, growth="top_down").fit(X, y)
-    >>> fit_certificate(model, model.encode(X), y) == model.certificate_
+    >>> fit_certificate(model, model.encode(X), y).resolve() == model.certificate_
     True
     """
+    from treebound._resources import unlimited
     from treebound.certificates._deployed import treebound_midpoint
 
     tree = model.tree_
@@ -258,8 +351,9 @@ def fit_certificate(model, features: np.ndarray, y_idx: np.ndarray) -> Certifica
                             n_categories=tree.n_categories.copy(),
                             midpoint=None if family == "dyadic" else treebound_midpoint,
                             family=family, n_fit_rows=features.shape[0], model=model)
-    return certify_deployed(deployed, y_idx, delta=0.05, method="auto",
-                            table_budget=FIT_TABLE_BUDGET)
+    with unlimited():
+        sample = gather_evidence(_sample(deployed, y_idx), auto_pair(deployed))
+    return PendingCertificate(sample, FIT_TABLE_BUDGET)
 
 
 def _run(name, sample, delta, ghost_size, table_budget):

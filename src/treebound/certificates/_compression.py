@@ -179,7 +179,12 @@ def compress(deployed, wrong: np.ndarray, multiway: bool) -> Compression | str:
     model's family can grow multiway nodes (shape prior). Returns the reason as a string when
     the tree cannot be compressed.
     """
-    from treebound._kernels.compression import choose_rows, threshold_neighbours
+    from treebound._kernels.compression import (
+        choose_rows,
+        count_rows_by_value,
+        fill_rows_by_value,
+        threshold_neighbours,
+    )
 
     tree = deployed.tree
     if deployed.midpoint is None:
@@ -219,20 +224,21 @@ def compress(deployed, wrong: np.ndarray, multiway: bool) -> Compression | str:
         for j in np.unique(node_feature[missing]).tolist():
             mine = missing[node_feature[missing] == j]
             thresholds = np.ascontiguousarray(t[mine], dtype=np.float64)
-            pairs = np.full((mine.size, 2), np.nan)
+            # contiguous outputs: one compiled signature whatever the number of nodes
+            low, high = np.full(mine.size, np.nan), np.full(mine.size, np.nan)
             if max_bins is not None:
                 # A histogram threshold is the midpoint of two bin extremes: search those
                 # first (a few hundred values instead of every value in the node's gap).
-                value_pairs(bin_extremes(column(j), max_bins), thresholds, rule, pairs[:, 0],
-                            pairs[:, 1])
-            todo = np.flatnonzero(np.isnan(pairs[:, 0]))
+                value_pairs(bin_extremes(column(j), max_bins), thresholds, rule, low, high)
+            todo = np.flatnonzero(np.isnan(low))
             if todo.size:
-                rest = np.empty((todo.size, 2))
-                value_pairs(column(j), np.ascontiguousarray(thresholds[todo]), rule,
-                            rest[:, 0], rest[:, 1])
-                pairs[todo] = rest
-            solved = ~np.isnan(pairs[:, 0])
-            values[mine[solved]] = pairs[solved]
+                rest_low, rest_high = np.empty(todo.size), np.empty(todo.size)
+                value_pairs(column(j), np.ascontiguousarray(thresholds[todo]), rule, rest_low,
+                            rest_high)
+                low[todo], high[todo] = rest_low, rest_high
+            solved = ~np.isnan(low)
+            values[mine[solved], 0] = low[solved]
+            values[mine[solved], 1] = high[solved]
             good[mine[solved]] = True
     for s in np.flatnonzero(~good).tolist():
         found = _value_pair(column(int(node_feature[s])), float(t[s]), deployed.midpoint)
@@ -241,36 +247,27 @@ def compress(deployed, wrong: np.ndarray, multiway: bool) -> Compression | str:
                     f"{int(node_feature[s])} is not the midpoint of two training values, so no "
                     "compression set rebuilds it")
         values[s] = found
-    # Rows holding each needed value: ranges of one concatenated order per feature, sorted
-    # over the rows holding a needed value only (sorting whole columns costs more).
+    # Rows holding each needed value, grouped by value (a counting sort in two compiled passes
+    # over the rows, in memory order): the range of a node's value holds its candidate rows.
     used = np.unique(node_feature)
-    offsets, orders = {}, []
-    position = 0
-    starts = np.empty((nodes.shape[0], 2), dtype=np.int64)
-    ends = np.empty_like(starts)
-    for j in used.tolist():
+    needed = [np.unique(values[node_feature == j].ravel()) for j in used.tolist()]
+    needed_offset = np.concatenate([[0], np.cumsum([v.shape[0] for v in needed])]).astype(np.int64)
+    pooled = np.concatenate(needed) if needed else np.empty(0)
+    range_start = np.empty(pooled.shape[0] + 1, dtype=np.int64)
+    columns = used.astype(np.int64)
+    count_rows_by_value(features, columns, pooled, needed_offset, range_start)
+    flat_order = np.empty(range_start[-1], dtype=np.int64)
+    fill_rows_by_value(features, columns, pooled, needed_offset, range_start[:-1].copy(),
+                       flat_order)
+    # each node's two values as indices into the pooled needed values
+    at = np.empty((nodes.shape[0], 2), dtype=np.int64)
+    for f, j in enumerate(used.tolist()):
         mine = np.flatnonzero(node_feature == j)
-        # membership by binary search in the few needed values (np.isin sorts the column)
-        needed = np.unique(values[mine].ravel())
-        at = np.minimum(np.searchsorted(needed, features[:, j]), needed.shape[0] - 1)
-        candidates = np.flatnonzero(needed[at] == features[:, j])
-        # sorted by value = by the value's index in `needed`: a small-integer key, which
-        # numpy's stable sort orders by radix (on columns with few values most rows qualify)
-        key = at[candidates]
-        if needed.shape[0] <= np.iinfo(np.int16).max:
-            key = key.astype(np.int16)
-        order = candidates[np.argsort(key, kind="stable")]
-        col = features[order, j]
-        for side in (0, 1):
-            starts[mine, side] = position + np.searchsorted(col, values[mine, side], "left")
-            ends[mine, side] = position + np.searchsorted(col, values[mine, side], "right")
-        offsets[j] = position
-        orders.append(order)
-        position += order.shape[0]
-    flat_order = np.concatenate(orders) if orders else np.empty(0, dtype=np.int64)
+        at[mine] = needed_offset[f] + np.searchsorted(needed[f], values[mine])
+    starts, ends = range_start[at], range_start[at + 1]
     chosen = np.zeros(features.shape[0], dtype=np.bool_)
     pairs = np.empty(2 * nodes.shape[0], dtype=np.int64)
-    choose_rows(starts.ravel(), ends.ravel(), flat_order.astype(np.int64),
+    choose_rows(starts.ravel(), ends.ravel(), flat_order,
                 np.ascontiguousarray(wrong, dtype=np.bool_), chosen,
                 np.full(max(flat_order.shape[0], 1), -1, dtype=np.int64), pairs)
     rows = np.flatnonzero(chosen)

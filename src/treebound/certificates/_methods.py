@@ -22,7 +22,7 @@ but only on the i.i.d. sample the tree was fit on.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -43,7 +43,7 @@ from treebound.theory.tail_inversion import (
     sample_compression_bound,
 )
 
-__all__ = ["BoundValue", "Sample", "log_growth_bound"]
+__all__ = ["BoundValue", "Sample", "gather_evidence", "log_growth_bound"]
 
 #: Theorem 9 is computed when (tree nodes) x (parts) x (points) is below this (about 0.1 s);
 #: otherwise the closed-form growth bound is used alone (a few percent looser in log).
@@ -56,11 +56,16 @@ class NotApplicable(ValueError):
 
 @dataclass(frozen=True)
 class Sample:
-    """The rows a bound counts: the deployed tree, true class indices and its mistakes."""
+    """The rows a bound counts: the deployed tree, true class indices and its mistakes.
+
+    ``evidence`` holds what the bounds read from the rows' feature values, once gathered
+    (:func:`gather_evidence`): a sample with it needs no features (``certificate_`` computes
+    its bounds on first read from such a sample)."""
 
     deployed: object
     y: np.ndarray
     wrong: np.ndarray
+    evidence: dict = field(default_factory=dict)
 
     @property
     def m(self) -> int:
@@ -72,6 +77,8 @@ class Sample:
 
     @property
     def multiway(self) -> bool:
+        if "multiway" in self.evidence:
+            return self.evidence["multiway"]
         return may_grow_multiway(self.deployed.model, self.deployed.n_categories)
 
 
@@ -144,8 +151,25 @@ def bound_shawe_taylor(sample: Sample, delta: float,
                                     "log_growth": log_growth})
 
 
+def gather_evidence(sample: Sample, methods) -> Sample:
+    """The same sample without its feature values: what ``methods`` read from them (the
+    compression set, the prefix code's set, the family's multiway flag) computed now, so the
+    bounds can be computed later from the returned sample alone."""
+    from dataclasses import replace
+
+    evidence = {"multiway": sample.multiway}
+    if "compression" in methods:
+        evidence["compression"] = compress(sample.deployed, sample.wrong, sample.multiway)
+    if "prefix_code" in methods and sample.deployed.family == "dyadic":
+        evidence["prefix_code"] = _prefix_code_set(sample)
+    light = replace(sample.deployed, features=None, model=None)
+    return Sample(light, sample.y, sample.wrong, evidence)
+
+
 def bound_compression(sample: Sample, delta: float) -> BoundValue:
-    found = compress(sample.deployed, sample.wrong, sample.multiway)
+    found = sample.evidence.get("compression")
+    if found is None:
+        found = compress(sample.deployed, sample.wrong, sample.multiway)
     if isinstance(found, str):
         raise NotApplicable(found)
     outside = np.ones(sample.m, dtype=bool)
@@ -182,24 +206,31 @@ def bound_prefix_code(sample: Sample, delta: float) -> BoundValue:
     d = deployed.n_features
     n = deployed.n_classes
     log_prior = -((2 * L - 1) * math.log(2.0) + (L - 1) * math.log(d) + L * math.log(n))
+    c, u, k_out = sample.evidence.get("prefix_code") or _prefix_code_set(sample)
+    if u:
+        log_prior -= math.log(2 * u) + log_surjections_bound(2 * u, c)
+    value = sample_compression_bound(sample.m, n_errors_outside=k_out, compression_size=c,
+                                     log_message_prior=log_prior, delta=delta)
+    return BoundValue(value, None, {"prefix_code": value, "compression_size": c,
+                                    "errors_outside": k_out, "code_bits": -log_prior / math.log(2)})
+
+
+def _prefix_code_set(sample: Sample) -> tuple[int, int, int]:
+    """``(c, u, k')`` of the prefix-code bound: the size of its compression set (the rows
+    holding each split feature's minimum and maximum), the split features, and the errors
+    outside the set."""
+    tree = sample.deployed.tree
     used = np.unique(tree.feature[tree.first_child >= 0])
     chosen = np.zeros(sample.m, dtype=bool)
-    features = deployed.features
+    features = sample.deployed.features
     for f in used.tolist():
         column = features[:, f]
         for target in (column.min(), column.max()):
             candidates = np.flatnonzero(column == target)
             pick = candidates[np.argmax(chosen[candidates] * 2 + sample.wrong[candidates])]
             chosen[pick] = True
-    c = int(np.count_nonzero(chosen))
-    u = int(used.shape[0])
-    if u:
-        log_prior -= math.log(2 * u) + log_surjections_bound(2 * u, c)
-    k_out = int(np.count_nonzero(sample.wrong & ~chosen))
-    value = sample_compression_bound(sample.m, n_errors_outside=k_out, compression_size=c,
-                                     log_message_prior=log_prior, delta=delta)
-    return BoundValue(value, None, {"prefix_code": value, "compression_size": c,
-                                    "errors_outside": k_out, "code_bits": -log_prior / math.log(2)})
+    return (int(np.count_nonzero(chosen)), int(used.shape[0]),
+            int(np.count_nonzero(sample.wrong & ~chosen)))
 
 
 def bound_test_set(sample: Sample, delta: float) -> BoundValue:

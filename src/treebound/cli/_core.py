@@ -136,9 +136,10 @@ def fit(
         model = DecisionTreeRegressor(criterion=criterion or "squared_error", **params)
     from treebound.cli._notes import announce_compilation
 
-    announce_compilation(("growth", "prediction")
+    classifier = task == "classification"  # a classifier's fit gathers its certificate
+    announce_compilation(("growth", "prediction") + (("certificates",) if classifier else ())
                          + (("bound pruning",) if pruning == "bound" else ()),
-                         background=("bound pruning",))
+                         background=("bound pruning", "certificates"))
     try:
         X_train, X_test, y_train, y_test = train_test_rows(X, y, task, test_size, seed)
         with _working(f"fitting{'' if pruning is None else f' and pruning ({pruning})'} on "
@@ -273,7 +274,8 @@ def demo(
     from treebound.cli._notes import announce_compilation
     from treebound.experiments.demo import run_demo
 
-    announce_compilation(("growth", "prediction", "bound pruning"), background=("bound pruning",))
+    announce_compilation(("growth", "prediction", "certificates", "bound pruning"),
+                         background=("bound pruning", "certificates"))
     run_demo(seed=seed)
 
 

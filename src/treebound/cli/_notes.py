@@ -19,6 +19,7 @@ KERNEL_GROUPS: dict[str, tuple[str, str, float]] = {
     "growth": ("grow", "_split_loop", 17.0),
     "prediction": ("apply", "apply_numeric", 1.0),
     "bound pruning": ("partitioning", "node_sums_direct", 8.0),
+    "certificates": ("compression", "count_rows_by_value", 1.5),
     "theory": ("partitioning", "log_stirling2_table", 4.0),
     "dyadic": ("dyadic_free", "solve_free", 12.0),
 }

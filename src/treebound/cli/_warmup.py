@@ -68,8 +68,28 @@ def _bound_pruning() -> None:
         prune(_binary_tree(depth, n_samples, 30, seed=depth), method="bound")
 
 
+def _certificates() -> None:
+    import numpy as np
+
+    from treebound.certificates import DeployedTree, certify_deployed
+    from treebound.certificates._deployed import treebound_midpoint
+
+    # integer-valued columns and half-integer thresholds: every threshold is a midpoint of two
+    # training values, so the whole compression path runs (neighbours, pair search, row choice)
+    rng = np.random.default_rng(0)
+    tree = _binary_tree(3, 60, 30, seed=3)
+    internal = tree.first_child >= 0
+    tree.threshold[internal] = rng.integers(0, 8, int(internal.sum())) + 0.5
+    features = rng.integers(0, 10, (60, 30)).astype(np.float64)
+    y = rng.integers(0, 2, 60)
+    deployed = DeployedTree(tree=tree, features=features, classes=np.arange(2),
+                            leaf_class=tree.majority_class, n_categories=tree.n_categories,
+                            midpoint=treebound_midpoint, family="treebound", n_fit_rows=60)
+    certify_deployed(deployed, y)
+
+
 #: Kernel group (as in ``treebound.cli._notes.KERNEL_GROUPS``) -> what compiles it.
-WARMUPS = {"bound pruning": _bound_pruning}
+WARMUPS = {"bound pruning": _bound_pruning, "certificates": _certificates}
 
 
 def main(groups) -> None:

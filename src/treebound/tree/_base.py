@@ -249,6 +249,27 @@ class TreeClassifierMixin:
     Needs ``tree_`` (class counts in ``value``), ``classes_`` and ``apply``.
     """
 
+    @property
+    def certificate_(self):
+        """The certificate of the fitted tree on its training rows (:class:`~treebound.
+        certificates.Certificate`, method ``"auto"``, ``delta = 0.05``).
+
+        ``fit`` gathers what the bounds read from the training rows; the bounds are computed on
+        the first read of this attribute (like scikit-learn's ``feature_importances_``), then
+        kept. Equal to ``treebound.certify(model, X, y)`` on the training rows.
+        """
+        if "_certificate" not in self.__dict__:
+            raise AttributeError(f"{type(self).__name__} has no certificate_: call fit first")
+        state = self.__dict__["_certificate"]  # None for a model file saved without one
+        if hasattr(state, "resolve"):  # a PendingCertificate from fit
+            state = state.resolve()
+            self.__dict__["_certificate"] = state
+        return state
+
+    @certificate_.setter
+    def certificate_(self, value) -> None:
+        self.__dict__["_certificate"] = value
+
     def _encode_target(self, y, n_samples: int) -> np.ndarray:
         if y is None:
             raise ValueError(

@@ -397,8 +397,9 @@ _CLASSIFIER_ATTRIBUTES = """    Attributes
         ``bound_`` is then None, with a warning; ``certificate_`` counts every row with
         positive weight once and stays valid.
     certificate_ : treebound.certificates.Certificate
-        A bound on the error rate on new data (method "auto", delta 0.05) computed at the end
-        of ``fit`` on the training rows (see ``docs/certificates.md``).
+        A bound on the error rate on new data (method "auto", delta 0.05) on the training rows
+        (see ``docs/certificates.md``). ``fit`` gathers what it reads from the rows (the
+        compression set); its bounds are computed on the first read, then kept.
     pruning_path_ : list of (int, float)
         ``(n_leaves, objective)`` of the trees the pruning visited (empty without pruning).
     pruning_time_ : float

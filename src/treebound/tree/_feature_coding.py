@@ -133,11 +133,12 @@ def code_features(X_enc: np.ndarray, n_categories: np.ndarray, splitter: str, ma
             if small_ints:
                 counts = np.bincount(ranks, minlength=uniq.shape[0])
             else:
-                uniq, counts = np.unique(col, return_counts=True)
+                # the rank of every row from the sort np.unique does anyway: half the time of
+                # a binary search of every row among the codes' largest values
+                uniq, ranks, counts = np.unique(col, return_inverse=True, return_counts=True)
             q, lo, hi, kind[j], code_of_unique = _code_values(uniq, counts, splitter, max_bins,
                                                               width)
-            # a value's code is the first whose largest value is >= it
-            codes[j] = code_of_unique[ranks] if small_ints else np.searchsorted(hi, col)
+            codes[j] = code_of_unique[ranks]
         n_codes[j] = q
         lo_parts.append(lo)
         hi_parts.append(hi)

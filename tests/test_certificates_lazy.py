@@ -1,0 +1,66 @@
+"""certificate_ computed on first read: fit keeps the evidence, not the rows, and the value is
+the one certify computes; the compiled grouping of rows by needed value against a plain loop."""
+
+import pickle
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sklearn.datasets import load_breast_cancer, load_iris
+
+from treebound import DecisionTreeClassifier, DyadicTreeClassifier, certify
+from treebound._kernels.compression import count_rows_by_value, fill_rows_by_value
+
+
+@pytest.mark.parametrize("make", [
+    lambda: DecisionTreeClassifier(max_leaf_nodes=12, growth="top_down"),
+    lambda: DecisionTreeClassifier(splitter="hist", max_bins=16),
+    lambda: DyadicTreeClassifier(),
+])
+def test_pending_certificate_keeps_no_rows_and_equals_certify(make):
+    X, y = load_breast_cancer(return_X_y=True)
+    X = X[:, :4] if isinstance(make(), DyadicTreeClassifier) else X
+    model = make().fit(X, y)
+    pending = model.__dict__["_certificate"]
+    assert pending.sample.deployed.features is None and pending.sample.deployed.model is None
+    copy = pickle.loads(pickle.dumps(model))  # pickled before the first read
+    assert model.certificate_ == certify(model, X, y)
+    assert copy.certificate_ == model.certificate_
+    assert model.__dict__["_certificate"] is model.certificate_  # computed once, then kept
+
+
+def test_certificate_before_fit_is_an_attribute_error():
+    with pytest.raises(AttributeError, match="fit"):
+        DecisionTreeClassifier().certificate_  # noqa: B018
+    assert not hasattr(DecisionTreeClassifier(), "certificate_")
+
+
+def test_refit_replaces_the_certificate():
+    X, y = load_iris(return_X_y=True)
+    model = DecisionTreeClassifier(max_leaf_nodes=2).fit(X, y)
+    first = model.certificate_
+    model.set_params(max_leaf_nodes=5).fit(X, y)
+    assert model.certificate_.n_leaves == 5 and first.n_leaves == 2
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 60), st.integers(1, 4), st.integers(0, 10_000))
+def test_rows_by_value_groups_like_a_plain_loop(n_rows, n_cols, seed):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(-3, 4, size=(n_rows, n_cols)).astype(np.float64)
+    X[rng.random(X.shape) < 0.1] = -0.0  # equal to 0.0
+    columns = np.sort(rng.choice(n_cols, size=rng.integers(1, n_cols + 1), replace=False))
+    needed = [np.unique(rng.integers(-3, 4, size=rng.integers(1, 5)).astype(np.float64))
+              for _ in columns]
+    offset = np.concatenate([[0], np.cumsum([v.size for v in needed])]).astype(np.int64)
+    pooled = np.concatenate(needed)
+    start = np.empty(pooled.size + 1, dtype=np.int64)
+    count_rows_by_value(X, columns.astype(np.int64), pooled, offset, start)
+    rows = np.empty(start[-1], dtype=np.int64)
+    fill_rows_by_value(X, columns.astype(np.int64), pooled, offset, start[:-1].copy(), rows)
+    for f, j in enumerate(columns):
+        for i, value in enumerate(needed[f]):
+            at = offset[f] + i
+            expected = [r for r in range(n_rows) if X[r, j] == value]
+            assert rows[start[at]:start[at + 1]].tolist() == expected
