@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from sklearn.datasets import load_breast_cancer, load_iris
 
 from treebound import DecisionTreeClassifier, DyadicTreeClassifier, certify
-from treebound._kernels.compression import count_rows_by_value, fill_rows_by_value
+from treebound._kernels.compression import _SCAN, count_rows_by_value, fill_rows_by_value
 
 
 @pytest.mark.parametrize("make", [
@@ -45,10 +45,11 @@ def test_refit_replaces_the_certificate():
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.integers(1, 60), st.integers(1, 4), st.integers(0, 10_000))
-def test_rows_by_value_groups_like_a_plain_loop(n_rows, n_cols, seed):
+@given(st.integers(1, 700), st.integers(1, 4), st.integers(0, 3), st.integers(0, 10_000))
+def test_rows_by_value_groups_like_a_plain_loop(n_rows, n_cols, spread, seed):
+    # few distinct values over many rows: ranges fill up to the _SCAN rows choose_rows reads
     rng = np.random.default_rng(seed)
-    X = rng.integers(-3, 4, size=(n_rows, n_cols)).astype(np.float64)
+    X = rng.integers(-spread, spread + 1, size=(n_rows, n_cols)).astype(np.float64)
     X[rng.random(X.shape) < 0.1] = -0.0  # equal to 0.0
     columns = np.sort(rng.choice(n_cols, size=rng.integers(1, n_cols + 1), replace=False))
     needed = [np.unique(rng.integers(-3, 4, size=rng.integers(1, 5)).astype(np.float64))
@@ -58,9 +59,23 @@ def test_rows_by_value_groups_like_a_plain_loop(n_rows, n_cols, seed):
     start = np.empty(pooled.size + 1, dtype=np.int64)
     count_rows_by_value(X, columns.astype(np.int64), pooled, offset, start)
     rows = np.empty(start[-1], dtype=np.int64)
-    fill_rows_by_value(X, columns.astype(np.int64), pooled, offset, start[:-1].copy(), rows)
+    fill_rows_by_value(X, columns.astype(np.int64), pooled, offset, start, start[:-1].copy(),
+                       rows)
     for f, j in enumerate(columns):
         for i, value in enumerate(needed[f]):
             at = offset[f] + i
-            expected = [r for r in range(n_rows) if X[r, j] == value]
+            expected = [r for r in range(n_rows) if X[r, j] == value][:_SCAN]
             assert rows[start[at]:start[at + 1]].tolist() == expected
+
+
+def test_many_level_categorical_trees_use_the_closed_form_growth_bound():
+    # ell = 3 (2^11 - 1) + ...: Theorem 9's direct sums below m = 2 ell would be quadratic in m
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 12, size=(3000, 3)).astype(float)
+    y = (X[:, 0] % 3 == 0).astype(int) ^ (rng.random(3000) < 0.05)
+    cat = DecisionTreeClassifier(max_leaf_nodes=6, growth="top_down", categorical_features=[0, 1, 2],
+                                 categorical_split="binary").fit(X, y)
+    assert cat.certificate_.details["growth_bound"] == "leaf_assignments"
+    assert cat.certificate_.risk_upper_bound < 0.2
+    num = DecisionTreeClassifier(max_leaf_nodes=6, growth="top_down").fit(X, y)
+    assert num.certificate_.details["growth_bound"] == "theorem9"

@@ -135,28 +135,39 @@ def count_rows_by_value(X, columns, needed, needed_offset, range_start):
     """First pass of a counting sort of the rows by needed value.
 
     ``needed[needed_offset[f]:needed_offset[f + 1]]`` are the sorted values wanted of column
-    ``columns[f]``. On return the rows whose value of that column is ``needed[i]`` will be
-    ``rows[range_start[i]:range_start[i + 1]]`` (:func:`fill_rows_by_value`); ``range_start``
-    has one more entry than ``needed``, and ``range_start[-1]`` rows match."""
+    ``columns[f]``. On return the first ``_SCAN`` rows (in row order) whose value of that column
+    is ``needed[i]`` will be ``rows[range_start[i]:range_start[i + 1]]``
+    (:func:`fill_rows_by_value`); ``range_start`` has one more entry than ``needed``, and
+    ``rows`` needs ``range_start[-1]`` entries."""
     n_values = needed.shape[0]
     for i in range(n_values + 1):
         range_start[i] = 0
+    full = 0
     for r in range(X.shape[0]):  # row-major: X is read in memory order
         for f in range(columns.shape[0]):
             at = _find(needed, needed_offset[f], needed_offset[f + 1], X[r, columns[f]])
-            if at >= 0:
+            # choose_rows reads the first _SCAN rows of a value only: keep no more
+            if at >= 0 and range_start[at + 1] < _SCAN:
                 range_start[at + 1] += 1
+                if range_start[at + 1] == _SCAN:
+                    full += 1
+        if full == n_values:  # every value has its rows: the later rows change nothing
+            break
     for i in range(n_values):
         range_start[i + 1] += range_start[i]
 
 
 @njit(**NO_NRT_JIT_OPTIONS)
-def fill_rows_by_value(X, columns, needed, needed_offset, fill, rows):
+def fill_rows_by_value(X, columns, needed, needed_offset, range_start, fill, rows):
     """Second pass: ``fill`` starts as ``range_start[:-1]`` (a copy); the rows of each needed
-    value go to their range in increasing order."""
+    value go to their range in increasing order, until it is full."""
+    left = rows.shape[0]
     for r in range(X.shape[0]):
+        if left == 0:  # every range is full
+            break
         for f in range(columns.shape[0]):
             at = _find(needed, needed_offset[f], needed_offset[f + 1], X[r, columns[f]])
-            if at >= 0:
+            if at >= 0 and fill[at] < range_start[at + 1]:
                 rows[fill[at]] = r
                 fill[at] += 1
+                left -= 1

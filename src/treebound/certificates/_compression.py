@@ -248,7 +248,8 @@ def compress(deployed, wrong: np.ndarray, multiway: bool) -> Compression | str:
                     "compression set rebuilds it")
         values[s] = found
     # Rows holding each needed value, grouped by value (a counting sort in two compiled passes
-    # over the rows, in memory order): the range of a node's value holds its candidate rows.
+    # over the rows, in memory order): the range of a node's value holds its candidate rows,
+    # the first _SCAN of them (all that choose_rows reads).
     used = np.unique(node_feature)
     needed = [np.unique(values[node_feature == j].ravel()) for j in used.tolist()]
     needed_offset = np.concatenate([[0], np.cumsum([v.shape[0] for v in needed])]).astype(np.int64)
@@ -257,8 +258,8 @@ def compress(deployed, wrong: np.ndarray, multiway: bool) -> Compression | str:
     columns = used.astype(np.int64)
     count_rows_by_value(features, columns, pooled, needed_offset, range_start)
     flat_order = np.empty(range_start[-1], dtype=np.int64)
-    fill_rows_by_value(features, columns, pooled, needed_offset, range_start[:-1].copy(),
-                       flat_order)
+    fill_rows_by_value(features, columns, pooled, needed_offset, range_start,
+                       range_start[:-1].copy(), flat_order)
     # each node's two values as indices into the pooled needed values
     at = np.empty((nodes.shape[0], 2), dtype=np.int64)
     for f, j in enumerate(used.tolist()):
