@@ -79,3 +79,16 @@ def test_many_level_categorical_trees_use_the_closed_form_growth_bound():
     assert cat.certificate_.risk_upper_bound < 0.2
     num = DecisionTreeClassifier(max_leaf_nodes=6, growth="top_down").fit(X, y)
     assert num.certificate_.details["growth_bound"] == "theorem9"
+
+
+def test_prune_certifies_the_pruned_tree_not_the_grown_one():
+    from treebound import prune
+
+    X, y = load_breast_cancer(return_X_y=True)
+    grown = DecisionTreeClassifier(random_state=0).fit(X, y)
+    result = prune(grown, X, y, method="ccp_cv", n_folds=3)
+    pruned = result.estimator
+    assert pruned.certificate_.n_leaves == pruned.get_n_leaves() < grown.get_n_leaves()
+    assert pruned.certificate_ == certify(pruned, X, y)
+    assert grown.certificate_.n_leaves == grown.get_n_leaves()  # the input is unchanged
+    assert prune(grown, method="bound").estimator.certificate_ is None  # no rows given

@@ -62,7 +62,9 @@ def prune(model_or_tree, X=None, y=None, *, method: str = "bound", sample_weight
         visited), ``bound`` (final bound of "bound"/"srm", else None), ``time`` (seconds),
         ``info`` (method details) and, when an estimator was given, ``estimator``: a deep copy
         of it holding the pruned tree with ``bound_``, ``pruning_path_``, ``pruning_time_`` and
-        ``pruning_info_`` set (its ``pruning``/``pruning_params`` are left as they were).
+        ``pruning_info_`` set (its ``pruning``/``pruning_params`` are left as they were); a
+        classifier's ``certificate_`` is the pruned tree's on ``X, y`` (taken to be the training
+        rows), None when they are not given.
 
     Examples
     --------
@@ -122,8 +124,21 @@ def prune(model_or_tree, X=None, y=None, *, method: str = "bound", sample_weight
     if model is not None:
         pruned = copy.deepcopy(model)
         set_pruning_state(pruned, result)
+        if "_certificate" in pruned.__dict__:  # a classifier: the grown tree's no longer holds
+            pruned.certificate_ = _pruned_certificate(pruned, X_enc, y_enc, weights)
         result = _with_estimator(result, pruned)
     return result
+
+
+def _pruned_certificate(pruned, X_enc, y_enc, weights):
+    """The pruned classifier's certificate on the rows given to :func:`prune` (taken to be the
+    training rows, as in ``fit``), or None without them."""
+    if X_enc is None or y_enc is None:
+        return None
+    from treebound.certificates import fit_certificate
+
+    positive = slice(None) if weights is None else weights > 0
+    return fit_certificate(pruned, X_enc[positive], y_enc[positive])
 
 
 def _encode_target(model, y):
