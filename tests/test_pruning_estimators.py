@@ -166,11 +166,11 @@ def _tree_arrays(model):
     return model.to_dict()["tree"]
 
 
-def test_bound_pruning_by_default_grows_sqrt_n_leaves_in_top_down_order():
+def test_bound_pruning_by_default_grows_2_sqrt_n_leaves_in_top_down_order():
     rng = np.random.default_rng(0)
     X = rng.normal(size=(400, 3))
     y = (X[:, 0] + rng.normal(size=400) > 0).astype(int)  # noisy: purity needs many leaves
-    budget = math.ceil(math.sqrt(400))
+    budget = math.ceil(2 * math.sqrt(400))
     model = DecisionTreeClassifier(pruning="bound").fit(X, y)
     assert model.max_leaf_nodes == "auto"
     top_down = DecisionTreeClassifier(growth="top_down", max_leaf_nodes=budget).fit(X, y)
@@ -201,7 +201,7 @@ def test_the_old_default_stays_reachable_and_auto_means_no_budget_elsewhere():
 def test_auto_leaf_budget_values():
     from treebound.tree._classes import auto_leaf_budget
 
-    assert [auto_leaf_budget(n) for n in (1, 4, 5, 100, 101, 6093)] == [2, 2, 3, 10, 11, 79]
+    assert [auto_leaf_budget(n) for n in (1, 4, 5, 100, 101, 6093)] == [2, 4, 5, 20, 21, 157]
     with pytest.raises(ValueError, match="max_leaf_nodes"):
         DecisionTreeClassifier(max_leaf_nodes="sqrt").fit([[0.0], [1.0]], [0, 1])
 

@@ -65,7 +65,7 @@ def fit(
                                              "purest_children.")] = "depth_first",
     splitter: Annotated[str, typer.Option(help="exact or hist.")] = "exact",
     max_leaf_nodes: Annotated[int, typer.Option(
-        help="Leaf budget (default: sqrt(n) leaves with --pruning bound, none otherwise; 0: no "
+        help="Leaf budget (default: 2 sqrt(n) leaves with --pruning bound, none otherwise; 0: no "
              "budget).")] = None,
     max_depth: Annotated[int, typer.Option(help="Depth limit.")] = None,
     min_samples_leaf: Annotated[int, typer.Option(help="Minimum samples per leaf.")] = 1,

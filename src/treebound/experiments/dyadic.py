@@ -205,7 +205,7 @@ MODELS: dict[str, BenchModel] = {
                                  note="the same with 40 leaves grown in top_down order"),
     "bound_defaults": BenchModel(
         "bound-pruned tree, library defaults", _bound_defaults,
-        note="`DecisionTreeClassifier(pruning=\"bound\")`: ceil(sqrt(n)) leaves grown in "
+        note="`DecisionTreeClassifier(pruning=\"bound\")`: ceil(2 sqrt(n)) leaves grown in "
              "top_down order, pruned by the bound"),
     "greedy": BenchModel("treebound greedy", _greedy, note="Gini, grown to purity (unpruned)"),
 }

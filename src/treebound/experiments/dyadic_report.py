@@ -94,7 +94,7 @@ def findings(results) -> list[str]:
         "0.005: " + (", ".join(f"{label[d]} {g:+.3f}" for d, g in cyclic.items() if abs(g) > 0.005)
                      or "nowhere") + ".",
         "- Bound-pruned tree minus CART + ccp_cv accuracy, library defaults "
-        "(`DecisionTreeClassifier(pruning=\"bound\")`: ceil(sqrt(n)) leaves in top_down order): "
+        "(`DecisionTreeClassifier(pruning=\"bound\")`: ceil(2 sqrt(n)) leaves in top_down order): "
         + versus_cart("bound_defaults") + "; 40 leaves in purest_children order: "
         + versus_cart("bound") + "; 40 leaves in top_down order: "
         + versus_cart("bound_top_down") + ".",

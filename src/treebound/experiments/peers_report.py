@@ -238,7 +238,7 @@ def _why(stats, name, peers, delta) -> str:
             f"{other['train_error']:.3f}")
     budget = auto_leaf_budget(int(mine["n_train"]))
     if size == "smaller" and RECOMMENDED == "bound":
-        text += (f" — the default leaf budget caps it: `bound` grows at most ceil(sqrt(n)) = "
+        text += (f" — the default leaf budget caps it: `bound` grows at most ceil(2 sqrt(n)) = "
                  f"{budget} leaves before pruning (docs/pruning.md, Defaults) and the bound "
                  f"kept {mine['n_leaves']:.1f} of them")
     elif size == "smaller" and mine["train_error"] > other["train_error"]:

@@ -49,7 +49,7 @@ DEFAULTS_MODELS = ("defaults", "sklearn_ccp_cv")
 #: How the library default of bound pruning was chosen (so that the table below is honest).
 DEFAULTS_PROTOCOL = (
     "The default leaf budget of bound pruning (`max_leaf_nodes=\"auto\"`: grow "
-    "`ceil(sqrt(n_train))` leaves in `top_down` order, then prune) was chosen on *tuning* data "
+    "`ceil(2 sqrt(n_train))` leaves in `top_down` order, then prune) was chosen on *tuning* data "
     "only: subsamples of the six shared datasets this benchmark does not use (magic, nursery, "
     "letter, adult, shuttle, connect_4; `benchmarks/results/defaults_tuning_bound.md`, "
     "`benchmarks/tune_defaults.py --part bound`). None of the datasets below took part in that "
