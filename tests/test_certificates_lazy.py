@@ -92,3 +92,21 @@ def test_prune_certifies_the_pruned_tree_not_the_grown_one():
     assert pruned.certificate_ == certify(pruned, X, y)
     assert grown.certificate_.n_leaves == grown.get_n_leaves()  # the input is unchanged
     assert prune(grown, method="bound").estimator.certificate_ is None  # no rows given
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 3000), st.integers(1, 5000), st.sampled_from(["exact", "hist"]),
+       st.integers(0, 10_000))
+def test_feature_codes_are_value_ranks_whatever_the_number_of_distinct_values(n_rows, n_values,
+                                                                             splitter, seed):
+    # both coding paths (argsort ranks for mostly distinct values, search otherwise) agree
+    # with the plain definition: a row's code is the first code whose largest value is >= it
+    from treebound.tree._feature_coding import code_features
+
+    rng = np.random.default_rng(seed)
+    column = rng.choice(rng.normal(size=n_values) * 1e3, size=n_rows) + 0.5
+    coded = code_features(column[:, None], np.zeros(1, dtype=np.int64), splitter, 255, 2)
+    hi = coded.hi_values[: coded.n_codes[0]]
+    expected = np.array([np.flatnonzero(hi >= x)[0] for x in column])
+    codes = coded.codes[0] if coded.codes_t.shape[1] == 0 else coded.codes_t[:, 0]
+    assert np.array_equal(codes, expected)
