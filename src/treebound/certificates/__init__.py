@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -232,6 +233,7 @@ def _certify_sample(sample, delta, method, ghost_size, table_budget):
     return _certificate(value.upper, value.lower, method, delta, sample, value.details)
 
 
+@dataclass(frozen=True, eq=False)
 class PendingCertificate:
     """What ``fit`` keeps for ``certificate_``: the training rows' evidence, its bounds not yet
     computed.
@@ -261,18 +263,8 @@ class PendingCertificate:
     True
     """
 
-    __slots__ = ("sample", "table_budget")
-
-    def __init__(self, sample: Sample, table_budget: int):
-        self.sample = sample
-        self.table_budget = int(table_budget)
-
-    def __getstate__(self):
-        return {"sample": self.sample, "table_budget": self.table_budget}
-
-    def __setstate__(self, state):
-        self.sample = state["sample"]
-        self.table_budget = state["table_budget"]
+    sample: Sample
+    table_budget: int
 
     @property
     def n_examples(self) -> int:
@@ -342,15 +334,9 @@ def fit_certificate(model, features: np.ndarray, y_idx: np.ndarray) -> PendingCe
     True
     """
     from treebound._resources import unlimited
-    from treebound.certificates._deployed import treebound_midpoint
+    from treebound.certificates._deployed import treebound_deployed
 
-    tree = model.tree_
-    family = "dyadic" if type(model).__name__ == "DyadicTreeClassifier" else "treebound"
-    deployed = DeployedTree(tree=tree, features=features, classes=np.asarray(model.classes_),
-                            leaf_class=tree.majority_class,
-                            n_categories=tree.n_categories.copy(),
-                            midpoint=None if family == "dyadic" else treebound_midpoint,
-                            family=family, n_fit_rows=features.shape[0], model=model)
+    deployed = treebound_deployed(model, features, n_fit_rows=features.shape[0])
     with unlimited():
         sample = gather_evidence(_sample(deployed, y_idx), auto_pair(deployed))
     return PendingCertificate(sample, FIT_TABLE_BUDGET)

@@ -128,13 +128,18 @@ def _from_treebound(model, X) -> DeployedTree:
     from sklearn.utils.validation import check_is_fitted
 
     check_is_fitted(model, "tree_")
-    features = model.encode(X)
+    return treebound_deployed(model, model.encode(X),
+                              n_fit_rows=int(model.tree_.n_node_samples[0]))
+
+
+def treebound_deployed(model, features, n_fit_rows: int) -> DeployedTree:
+    """A fitted treebound classifier (greedy or dyadic) and its encoded rows ``features``."""
     tree = model.tree_
     family = "dyadic" if type(model).__name__ == "DyadicTreeClassifier" else "treebound"
     return DeployedTree(tree=tree, features=features, classes=np.asarray(model.classes_),
                         leaf_class=tree.majority_class, n_categories=tree.n_categories.copy(),
                         midpoint=None if family == "dyadic" else treebound_midpoint,
-                        family=family, n_fit_rows=int(tree.n_node_samples[0]), model=model)
+                        family=family, n_fit_rows=n_fit_rows, model=model)
 
 
 def _from_sklearn(model, X) -> DeployedTree:

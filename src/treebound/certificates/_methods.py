@@ -22,7 +22,7 @@ but only on the i.i.d. sample the tree was fit on.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -164,8 +164,6 @@ def gather_evidence(sample: Sample, methods) -> Sample:
     """The same sample without its feature values: what ``methods`` read from them (the
     compression set, the prefix code's set, the family's multiway flag) computed now, so the
     bounds can be computed later from the returned sample alone."""
-    from dataclasses import replace
-
     evidence = {"multiway": sample.multiway}
     if "compression" in methods:
         evidence["compression"] = compress(sample.deployed, sample.wrong, sample.multiway)

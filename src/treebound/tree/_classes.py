@@ -294,10 +294,8 @@ class DecisionTreeClassifier(TreeClassifierMixin, ClassifierMixin, GreedyTree):
         # Every row with positive weight counts once: the certificate is on the rows, whatever
         # their weights.
         positive = weights > 0
-        if positive.all():  # no copy of the rows (the usual case)
-            self.certificate_ = fit_certificate(self, X_enc, y_enc)
-        else:
-            self.certificate_ = fit_certificate(self, X_enc[positive], y_enc[positive])
+        rows = slice(None) if positive.all() else positive  # no copy in the usual case
+        self.certificate_ = fit_certificate(self, X_enc[rows], y_enc[rows])
         return self
 
 
