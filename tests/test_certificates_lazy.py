@@ -68,17 +68,33 @@ def test_rows_by_value_groups_like_a_plain_loop(n_rows, n_cols, spread, seed):
             assert rows[start[at]:start[at + 1]].tolist() == expected
 
 
-def test_many_level_categorical_trees_use_the_closed_form_growth_bound():
-    # ell = 3 (2^11 - 1) + ...: Theorem 9's direct sums below m = 2 ell would be quadratic in m
+def test_many_level_categorical_trees_get_theorem9_computed_like_the_direct_sums():
+    # ell = 3 (2^11 - 1): Theorem 9's weight min(2 ell, C(m, k)) varies over the whole range,
+    # summed by subtraction (constant-weight FFT sums minus the edge deficits), not directly.
+    from treebound.certificates._counting import certified_levels
+    from treebound.pruning.bound import effective_n_features
+    from treebound.theory import PartitioningCache
+    from treebound.theory._fitted_shapes import subtree_structures
+    from treebound.theory.partitioning import ensure_log_tables, log_growth_function_upper_bound
+
     rng = np.random.default_rng(0)
-    X = rng.integers(0, 12, size=(3000, 3)).astype(float)
-    y = (X[:, 0] % 3 == 0).astype(int) ^ (rng.random(3000) < 0.05)
+    X = rng.integers(0, 12, size=(600, 3)).astype(float)
+    y = (X[:, 0] % 3 == 0).astype(int) ^ (rng.random(600) < 0.05)
     cat = DecisionTreeClassifier(max_leaf_nodes=6, growth="top_down", categorical_features=[0, 1, 2],
                                  categorical_split="binary").fit(X, y)
-    assert cat.certificate_.details["growth_bound"] == "leaf_assignments"
-    assert cat.certificate_.risk_upper_bound < 0.2
-    num = DecisionTreeClassifier(max_leaf_nodes=6, growth="top_down").fit(X, y)
-    assert num.certificate_.details["growth_bound"] == "theorem9"
+    certificate = cat.certificate_
+    assert certificate.details["growth_bound"] == "theorem9"
+    ell = effective_n_features(certified_levels(cat.tree_.n_categories))
+    points = 5 * 600  # m + the default ghost sample 4m
+    assert 2 * ell > points
+    shape = subtree_structures(cat.tree_)[0].canonical()
+    cache = PartitioningCache()
+    for child in (shape.left, shape.right):
+        ensure_log_tables(child, 2, points - 1, ell, cache, method="direct")
+    direct = log_growth_function_upper_bound(shape, n_examples=points, n_features=ell,
+                                             n_classes=2, cache=cache)
+    fast = log_growth_function_upper_bound(shape, n_examples=points, n_features=ell, n_classes=2)
+    assert fast == pytest.approx(direct, rel=1e-10)
 
 
 def test_prune_certifies_the_pruned_tree_not_the_grown_one():

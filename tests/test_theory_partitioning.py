@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from treebound._kernels.partitioning import edge_deficit_sums, subtract_deficits
 from treebound.theory import (
     APPENDIX_A4_PERMUTATIONS,
     VARIANTS,
@@ -20,6 +21,7 @@ from treebound.theory import (
     stirling2,
     stump_partitioning_upper_bound,
 )
+from treebound.theory._tables import first_mixed_m, log_merge_coefficients
 from treebound.theory.partitioning import _ensure_exact_tables, ensure_log_tables
 
 P = TreeStructure.parse
@@ -264,6 +266,72 @@ def test_fft_tables_match_direct_sums(seed):
     assert np.array_equal(np.isfinite(fft), finite)
     rel = np.abs(fft[finite] - direct[finite]) / np.maximum(1.0, np.abs(direct[finite]))
     assert rel.max() < 1e-11
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_varying_weight_sums_by_subtraction_match_exact_integers(seed):
+    # 2 ell > m everywhere: every weight is min(2 ell, C(m, k)), and "fft" forces the
+    # constant-weight sums minus the edge deficits from first_mixed_m on.
+    rng = np.random.default_rng(20 + seed)
+    t = random_shape(int(rng.integers(3, 9)), rng).canonical()
+    ell, C, M = int(rng.integers(46, 60)), int(rng.integers(2, 4)), 90
+    assert first_mixed_m(2 * ell) < M < 2 * ell
+    table = ensure_log_tables(t, C, M, ell, PartitioningCache(), method="fft")
+    exact = _ensure_exact_tables(t, C, M, ell, PartitioningCache())
+    for c in range(1, C + 1):
+        for m in range(M + 1):
+            assert close_in_log(table[c, m], exact[c][m])
+
+
+@settings(max_examples=15, deadline=None)
+@given(shapes(12), st.integers(150, 3000), st.integers(2, 4), st.integers(300, 1500))
+def test_many_feature_tables_match_direct_sums(t, ell, C, M):
+    # ell in the hundreds or thousands (many-level categorical features): the long range
+    # below m = 2 ell is summed by subtraction, checked against the direct sums.
+    auto = ensure_log_tables(t, C, M, ell, PartitioningCache())
+    direct = ensure_log_tables(t, C, M, ell, PartitioningCache(), method="direct")
+    finite = np.isfinite(direct)
+    assert np.array_equal(np.isfinite(auto), finite)
+    rel = np.abs(auto[finite] - direct[finite]) / np.maximum(1.0, np.abs(direct[finite]))
+    assert rel.max() < 1e-9
+
+
+def test_edge_deficits_match_their_definition():
+    rng = np.random.default_rng(7)
+    two_ell, C, n_left, n_right = 60, 3, 2, 3
+    left = np.log(rng.uniform(1, 50, size=(C + 1, 40)))
+    right = np.log(rng.uniform(1, 50, size=(C + 1, 40)))
+    left[0], right[0] = -np.inf, -np.inf
+    left[:, :n_left], right[:, :n_right] = -np.inf, -np.inf
+    log_coef = log_merge_coefficients(C)
+    m_start, m_end = first_mixed_m(two_ell), 39
+    got = edge_deficit_sums(left, right, n_left, n_right, float(two_ell), m_start, m_end,
+                            log_coef, C)
+    for m in range(m_start, m_end + 1):
+        for c in range(1, C + 1):
+            total = 0.0
+            for k in range(n_left, m - n_right + 1):
+                if math.comb(m, k) >= two_ell:
+                    continue
+                for a in range(1, c + 1):
+                    for b in range(max(1, c - a), c + 1):
+                        total += ((two_ell - math.comb(m, k)) * math.exp(log_coef[a, b, c])
+                                  * math.exp(left[a, k] + right[b, m - k]))
+            value = got[c, m - m_start]
+            if total == 0:
+                assert value == -np.inf
+            else:
+                assert value == pytest.approx(math.log(total), rel=1e-12, abs=1e-12)
+
+
+def test_subtract_deficits_keeps_only_well_conditioned_entries():
+    full = np.array([[math.log(100.0)] * 3 + [-np.inf]])
+    deficit = np.array([[-np.inf, math.log(40.0), math.log(99.9), -np.inf]])
+    out, kept = subtract_deficits(full, deficit, 1.0 - 1.0 / 64)
+    assert kept.tolist() == [[True, True, False, True]]
+    assert out[0, 0] == pytest.approx(math.log(100.0))
+    assert out[0, 1] == pytest.approx(math.log(60.0))
+    assert out[0, 2] == -np.inf and out[0, 3] == -np.inf
 
 
 def test_large_tree_log_bound_is_finite_and_ordered():

@@ -234,6 +234,93 @@ def node_sums_direct_rows(log_left, log_right, n_left, n_right, log_two_ell, m_s
 
 
 @njit(**JIT_OPTIONS)
+def edge_deficit_sums(log_left, log_right, n_left, n_right, two_ell, m_start, m_end, log_coef,
+                      n_parts_max):
+    """``log D_c(m)``: Theorem 9's terms whose weight ``C(m, k)`` is below ``2 ell``, each
+    weighted by the deficit ``2 ell - C(m, k)``, combined per ``c`` like the sums.
+
+    Only the ``k`` near both ends qualify once ``C(m, floor(m/2)) >= 2 ell`` (the callers' range):
+    ``k = 1, 2, ...`` while ``C(m, k) < 2 ell`` and their mirrors ``m - k``, within
+    ``[n_left, m - n_right]``. ``log C(m, k)`` is accumulated along ``k`` exactly as in
+    :func:`pair_sums_at`, so the same terms count as "below ``2 ell``".
+    """
+    n_m = m_end - m_start + 1
+    out = np.full((n_parts_max + 1, max(n_m, 0)), NEG_INF)
+    n_a = log_left.shape[0]
+    n_b = log_right.shape[0]
+    log_two_ell = math.log(two_ell)
+    pairs = np.empty((n_a, n_b))
+    col = np.empty(n_parts_max + 1)
+    edge_k = np.empty(2 * 64, dtype=np.int64)
+    edge_w = np.empty(2 * 64)
+    for i in range(n_m):
+        m = m_start + i
+        n_edge = 0
+        log_binom = 0.0
+        k = 0
+        while 2 * (k + 1) < m and n_edge + 2 <= edge_k.shape[0]:
+            k += 1
+            log_binom += math.log(m - k + 1) - math.log(k)
+            if log_binom >= log_two_ell:
+                break
+            log_deficit = math.log(two_ell - math.exp(log_binom))
+            for kk in (k, m - k):
+                if n_left <= kk <= m - n_right:
+                    edge_k[n_edge] = kk
+                    edge_w[n_edge] = log_deficit
+                    n_edge += 1
+        if n_edge == 0:
+            continue
+        for a in range(n_a):
+            for b in range(n_b):
+                pairs[a, b] = NEG_INF
+        for a in range(1, n_a):
+            for b in range(1, n_b):
+                top = NEG_INF
+                for e in range(n_edge):
+                    t = log_left[a, edge_k[e]] + log_right[b, m - edge_k[e]] + edge_w[e]
+                    if t > top:
+                        top = t
+                if top == NEG_INF:
+                    continue
+                acc = 0.0
+                for e in range(n_edge):
+                    t = log_left[a, edge_k[e]] + log_right[b, m - edge_k[e]] + edge_w[e]
+                    if t > NEG_INF:
+                        acc += math.exp(t - top)
+                pairs[a, b] = top + math.log(acc)
+        combine_pairs(pairs, log_coef, n_parts_max, col)
+        for c in range(1, n_parts_max + 1):
+            out[c, i] = col[c]
+    return out
+
+
+@njit(**JIT_OPTIONS)
+def subtract_deficits(log_full, log_deficit, max_ratio):
+    """``log(exp(log_full) - exp(log_deficit))`` entrywise, kept where the deficit is at most
+    ``max_ratio`` times the full sum (else ``kept`` is false and the entry ``-inf``)."""
+    n_rows, n_cols = log_full.shape
+    kept = np.ones((n_rows, n_cols), dtype=np.bool_)
+    out = np.full((n_rows, n_cols), NEG_INF)
+    for r in range(n_rows):
+        for j in range(n_cols):
+            full = log_full[r, j]
+            deficit = log_deficit[r, j]
+            if full == NEG_INF:
+                kept[r, j] = deficit == NEG_INF
+                continue
+            if deficit == NEG_INF:
+                out[r, j] = full
+                continue
+            ratio = math.exp(deficit - full)
+            if ratio <= max_ratio:
+                out[r, j] = full + math.log1p(-ratio)
+            else:
+                kept[r, j] = False
+    return out, kept
+
+
+@njit(**JIT_OPTIONS)
 def log_prefix_rows(log_table, start):
     """:func:`log_cumsum` of every row ``>= 2`` of a log table from ``start`` (rows 0, 1 ``-inf``).
 

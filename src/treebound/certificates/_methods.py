@@ -48,8 +48,6 @@ __all__ = ["BoundValue", "Sample", "gather_evidence", "log_growth_bound"]
 #: Theorem 9 is computed when (tree nodes) x (parts) x (points) is below this (about 0.1 s);
 #: otherwise the closed-form growth bound is used alone (a few percent looser in log).
 DEFAULT_TABLE_BUDGET = 3_000_000
-#: Direct Theorem 9 sums allowed per table entry of the budget (both about 0.1 s in all).
-_DIRECT_SUMS_PER_ENTRY = 30
 
 
 class NotApplicable(ValueError):
@@ -113,13 +111,6 @@ def log_growth_bound(deployed, n_points: int, multiway: bool,
 
     # categorical features with their K known levels and "unseen" (see _counting)
     n_features = effective_n_features(certified_levels(deployed.n_categories))
-    # Below m = 2 ell a stump's weight min(2 ell, C(m, k)) varies with k and the tables are
-    # summed directly, quadratic in m: with many-level categorical features (ell in the
-    # thousands) that is seconds for a small tree. Budget those sums too (about 1 ns each).
-    direct_points = min(2 * n_features, n_points)
-    if tree.n_nodes * (min(n, L) + 1) ** 2 * direct_points**2 / 2 > _DIRECT_SUMS_PER_ENTRY * \
-            table_budget:
-        return closed, "leaf_assignments"
     shapes = subtree_structures(tree)
     tight = log_growth_function_upper_bound(shapes[0], n_examples=n_points,
                                             n_features=n_features, n_classes=n)

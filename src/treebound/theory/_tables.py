@@ -4,11 +4,13 @@ Internal module: :mod:`treebound.theory.partitioning` walks a structure children
 one builder per distinct shape. Three families:
 
 * ``log_node_table`` — the tight bound in log space for every ``m <= M`` and ``c <= C``.
-  For ``m < 2 ell`` the weight ``min(2 ell, C(m, k))`` varies and the sums are taken directly;
-  for ``m >= 2 ell`` it is the constant ``2 ell`` (``C(m, k) >= m`` for ``1 <= k <= m-1``), so
-  the pairs with ``a = 1`` or ``b = 1`` are prefix sums (``pi^1 = 1``) and the pairs with
-  ``a, b >= 2`` are plain convolutions, done by exponentially tilted FFTs with an a-posteriori
-  error bound (:func:`tilted_fft_convolutions`).
+  For ``m >= 2 ell`` the weight ``min(2 ell, C(m, k))`` is the constant ``2 ell``
+  (``C(m, k) >= m`` for ``1 <= k <= m-1``), so the pairs with ``a = 1`` or ``b = 1`` are prefix
+  sums (``pi^1 = 1``) and the pairs with ``a, b >= 2`` are plain convolutions, done by
+  exponentially tilted FFTs with an a-posteriori error bound (:func:`tilted_fft_convolutions`).
+  Below ``2 ell`` the weight is ``C(m, k)`` only for the few ``k`` near both ends (once
+  ``C(m, m/2) >= 2 ell``): those sums are the constant-weight ones minus the ends' deficits
+  (:func:`varying_weight_sums`), and direct sums for the smallest ``m``.
 * ``exact_node_table`` — the same recursion in Python integers (the oracle; small sizes).
 * ``loose_node_values`` — the end-of-section-6.2 bound at one ``m`` from the children's values
   at ``m - L_r`` and ``m - L_l`` (exact or log).
@@ -23,9 +25,11 @@ import numpy as np
 
 from treebound._kernels.partitioning import (
     constant_weight_sums,
+    edge_deficit_sums,
     log_prefix_rows,
     node_sums_direct,
     node_sums_direct_rows,
+    subtract_deficits,
     upper_hull,
 )
 from treebound._kernels.tilted_convolution import (
@@ -94,31 +98,41 @@ def log_node_sums(left_leaves, right_leaves, log_left, log_right, n_parts_max, m
     (``prefix_sums``: see :func:`log_node_table`)."""
     C = n_parts_max
     two_ell = 2 * n_features
-    log_two_ell = math.log(two_ell)
+    if method not in ("auto", "fft", "direct"):
+        raise ValueError(f"unknown method {method!r}: expected 'auto', 'fft' or 'direct'")
     out = np.full((C + 1, m_end - m_start + 1), -np.inf)
-    # Varying weight min(2 ell, C(m, k)) below m = 2 ell: direct sums.
+    # Varying weight min(2 ell, C(m, k)) below m = 2 ell.
     m_mid = max(m_start, min(two_ell, m_end + 1))
     if m_mid > m_start:
-        out[:, : m_mid - m_start] = node_sums_direct(
-            log_left, log_right, left_leaves, right_leaves, log_two_ell, m_start, m_mid - 1,
-            True, log_coef, C)
-    if m_mid > m_end:
-        return out
-    n_out = m_end - m_mid + 1
+        out[:, : m_mid - m_start] = varying_weight_sums(
+            left_leaves, right_leaves, log_left, log_right, C, m_start, m_mid - 1, n_features,
+            log_coef, method, prefix_sums)
+    if m_mid <= m_end:
+        out[:, m_mid - m_start :] = constant_weight_block(
+            left_leaves, right_leaves, log_left, log_right, C, m_mid, m_end, n_features,
+            log_coef, method, prefix_sums)
+    return out
+
+
+def constant_weight_block(left_leaves, right_leaves, log_left, log_right, n_parts_max, m_start,
+                          m_end, n_features, log_coef, method="auto", prefix_sums=None):
+    """``log`` of Theorem 9's sums with every weight ``min(2 ell, C(m, k))`` replaced by
+    ``2 ell`` (the true sums from ``m = 2 ell`` on), for ``m_start <= m <= m_end``.
+
+    The pairs with ``a = 1`` or ``b = 1`` are prefix sums (``pi^1 = 1``), those with
+    ``a, b >= 2`` plain convolutions (tilted FFTs, or direct sums for short ranges).
+    """
+    C = n_parts_max
+    log_two_ell = math.log(2 * n_features)
+    n_out = m_end - m_start + 1
     if method == "direct" or (method == "auto" and n_out < FFT_MIN_OUTPUTS):
-        out[:, m_mid - m_start :] = node_sums_direct(
-            log_left, log_right, left_leaves, right_leaves, log_two_ell, m_mid, m_end,
-            False, log_coef, C)
-        return out
-    if method not in ("auto", "fft"):
-        raise ValueError(f"unknown method {method!r}: expected 'auto', 'fft' or 'direct'")
+        return node_sums_direct(log_left, log_right, left_leaves, right_leaves, log_two_ell,
+                                m_start, m_end, False, log_coef, C)
     Cl = log_left.shape[0] - 1
     Cr = log_right.shape[0] - 1
-    # a, b >= 2: genuine convolutions; the pairs with a = 1 or b = 1 are prefix sums, combined
-    # with them in one kernel.
     if Cl >= 2 and Cr >= 2:
-        conv = convolution_sums(left_leaves, right_leaves, log_left, log_right, C, m_mid, m_end,
-                                log_coef, method)
+        conv = convolution_sums(left_leaves, right_leaves, log_left, log_right, C, m_start,
+                                m_end, log_coef, method)
     else:
         conv = np.full((C + 1, n_out), -np.inf)
     if prefix_sums is None:
@@ -126,9 +140,68 @@ def log_node_sums(left_leaves, right_leaves, log_left, log_right, n_parts_max, m
         prefix_right = log_prefix_rows(log_right, right_leaves)
     else:
         prefix_left, prefix_right = prefix_sums[0](), prefix_sums[1]()
-    out[:, m_mid - m_start :] = constant_weight_sums(
-        prefix_left, prefix_right, left_leaves, right_leaves, log_two_ell, m_mid, m_end, log_coef,
-        conv)
+    return constant_weight_sums(prefix_left, prefix_right, left_leaves, right_leaves,
+                                log_two_ell, m_start, m_end, log_coef, conv)
+
+
+#: A varying-weight sum obtained by subtraction is kept only when the constant-weight sum it
+#: comes from is at most this many times larger (else it is summed directly; see
+#: :func:`varying_weight_sums`).
+EDGE_CANCELLATION_LIMIT = 64.0
+
+
+def first_mixed_m(two_ell: int) -> int:
+    """Smallest ``m`` with ``C(m, floor(m/2)) >= 2 ell``: from there on the weight
+    ``min(2 ell, C(m, k))`` is ``2 ell`` in the middle and ``C(m, k)`` only near both ends."""
+    m = 1
+    while math.comb(m, m // 2) < two_ell:
+        m += 1
+    return m
+
+
+def varying_weight_sums(left_leaves, right_leaves, log_left, log_right, n_parts_max, m_start,
+                        m_end, n_features, log_coef, method="auto", prefix_sums=None):
+    """Theorem 9's sums ``log N_c(m)`` below ``m = 2 ell``, where the weight is
+    ``min(2 ell, C(m, k))``.
+
+    With many features (many-level categorical ones make ``ell`` thousands) this range is long
+    and direct summation is quadratic in ``m``. From :func:`first_mixed_m` on, ``C(m, k) < 2 ell``
+    only for the few ``k`` near ``0`` and ``m``, so
+
+        ``N_c(m) = 2 ell F_c(m) - D_c(m)``,
+
+    with ``F`` the constant-weight sums (:func:`constant_weight_block`, FFTs) and ``D`` the
+    deficits ``(2 ell - C(m, k))`` of those few terms (:func:`edge_deficit_sums`). Both parts
+    are sums of positive terms with small relative errors; an entry is kept when ``2 ell F`` is
+    at most :data:`EDGE_CANCELLATION_LIMIT` times ``N`` (its relative error is then at most
+    that many times theirs), and summed directly otherwise, as is every entry below
+    :func:`first_mixed_m` and every range too short for FFTs (``method="auto"``; ``"fft"``
+    subtracts whatever the length, ``"direct"`` never).
+    """
+    C = n_parts_max
+    two_ell = 2 * n_features
+    log_two_ell = math.log(two_ell)
+    lo = max(m_start, first_mixed_m(two_ell))
+    if lo > m_end or method == "direct" or (method == "auto" and m_end - lo + 1 < FFT_MIN_OUTPUTS):
+        return node_sums_direct(log_left, log_right, left_leaves, right_leaves, log_two_ell,
+                                m_start, m_end, True, log_coef, C)
+    out = np.full((C + 1, m_end - m_start + 1), -np.inf)
+    if lo > m_start:
+        out[:, : lo - m_start] = node_sums_direct(log_left, log_right, left_leaves,
+                                                  right_leaves, log_two_ell, m_start, lo - 1,
+                                                  True, log_coef, C)
+    full = constant_weight_block(left_leaves, right_leaves, log_left, log_right, C, lo, m_end,
+                                 n_features, log_coef, method, prefix_sums)
+    deficit = edge_deficit_sums(log_left, log_right, left_leaves, right_leaves, float(two_ell),
+                                lo, m_end, log_coef, C)
+    sums, kept = subtract_deficits(full, deficit, 1.0 - 1.0 / EDGE_CANCELLATION_LIMIT)
+    block = out[:, lo - m_start :]
+    block[:] = sums
+    for col in np.flatnonzero(~kept.all(axis=0)):
+        rows = ~kept[:, col]
+        direct = node_sums_direct_rows(log_left, log_right, left_leaves, right_leaves,
+                                       log_two_ell, lo + col, lo + col, True, log_coef, rows)
+        block[rows, col] = direct[rows, 0]
     return out
 
 
