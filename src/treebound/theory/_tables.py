@@ -296,6 +296,7 @@ def tilted_fft_convolutions(F, G, left_leaves, right_leaves, n_parts_max, m_star
         i_lo = max(m_start - lo_f - lo_g, 0)
         i_hi = min(top - lo_f - lo_g, N - 1)
         parts = pending_parts(pending, has_pairs, top - m_start)
+        pending_per_row = np.count_nonzero(pending, axis=1)
         accepted = 0
         if i_hi >= i_lo and parts.size:
             spectra = scipy.fft.rfft(block, N, axis=1)
@@ -308,19 +309,25 @@ def tilted_fft_convolutions(F, G, left_leaves, right_leaves, n_parts_max, m_star
                                              lo_f + lo_g, m_start, theta, tolerance, pending,
                                              out)
         n_pending -= accepted
-        # Outputs at the top that this tilt did not resolve are summed directly: just the top one
-        # when the tilt made progress, else a block below it (a corner of the envelopes that no
-        # single tilt centres, e.g. where a subtree's bound leaves the Stirling regime).
-        if pending[:, top - m_start].any():
-            size = 1 if accepted else DIRECT_BLOCK
+        # Rows whose top output this tilt did not resolve are summed directly there: just the top
+        # one when the tilt made progress in those rows, else a block below it, every row (a
+        # corner of the envelopes that no single tilt centres, e.g. where a subtree's bound leaves
+        # the Stirling regime, or a row of many classes far below the envelope the tilts follow).
+        stuck = pending[:, top - m_start].copy()
+        if stuck.any():
+            progress = np.count_nonzero(pending[stuck], axis=1) < pending_per_row[stuck]
+            size = 1 if progress.any() else DIRECT_BLOCK
             lo = max(m_start, top - size + 1)
             sl = slice(lo - m_start, top - m_start + 1)
-            # Only the rows still pending there (often one or two): fewer pairs to sum.
+            # The stuck rows, or every row pending in the block (often one or two rows: fewer
+            # pairs to sum).
+            rows = stuck if size == 1 else pending[:, sl].any(axis=1)
             direct = node_sums_direct_rows(F, G, left_leaves, right_leaves, 0.0, lo, top, False,
-                                           log_coef, pending[:, sl].any(axis=1))
-            out[:, sl] = np.where(pending[:, sl], direct, out[:, sl])
-            n_pending -= int(np.count_nonzero(pending[:, sl]))
-            pending[:, sl] = False
+                                           log_coef, rows)
+            summed = pending[:, sl] & rows[:, None]
+            out[:, sl] = np.where(summed, direct, out[:, sl])
+            n_pending -= int(np.count_nonzero(summed))
+            pending[:, sl] &= ~summed
         if not n_pending:
             break
         # Centre the next tilt just below the band this one resolved (bands scale with m).
