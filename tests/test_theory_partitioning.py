@@ -268,6 +268,19 @@ def test_fft_tables_match_direct_sums(seed):
     assert rel.max() < 1e-11
 
 
+@pytest.mark.parametrize("seed", range(2))
+def test_many_class_fft_tables_match_direct_sums(seed):
+    # Nine parts: rows far apart, where tilts stall and blocks are summed directly instead.
+    rng = np.random.default_rng(300 + seed)
+    t = random_shape(int(rng.integers(14, 20)), rng).canonical()
+    fft = ensure_log_tables(t, 9, 700, 8, PartitioningCache(), method="fft")
+    direct = ensure_log_tables(t, 9, 700, 8, PartitioningCache(), method="direct")
+    finite = np.isfinite(direct)
+    assert np.array_equal(np.isfinite(fft), finite)
+    rel = np.abs(fft[finite] - direct[finite]) / np.maximum(1.0, np.abs(direct[finite]))
+    assert rel.max() < 1e-11
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_varying_weight_sums_by_subtraction_match_exact_integers(seed):
     # 2 ell > m everywhere: every weight is min(2 ell, C(m, k)), and "fft" forces the
