@@ -21,7 +21,7 @@ from treebound.theory import (
     stirling2,
     stump_partitioning_upper_bound,
 )
-from treebound.theory._tables import first_mixed_m, log_merge_coefficients
+from treebound.theory._tables import edge_width, first_mixed_m, log_merge_coefficients
 from treebound.theory.partitioning import _ensure_exact_tables, ensure_log_tables
 
 P = TreeStructure.parse
@@ -335,6 +335,23 @@ def test_edge_deficits_match_their_definition():
                 assert value == -np.inf
             else:
                 assert value == pytest.approx(math.log(total), rel=1e-12, abs=1e-12)
+
+
+def test_edge_width_counts_the_small_binomials():
+    assert edge_width(50, 100) == 1  # C(50, 1) = 50 < 100 <= C(50, 2)
+    assert edge_width(10, 10**6) == 4  # every k < 5: C(10, 4) = 210
+    assert edge_width(200, 2**200) == 99
+    for m, two_ell in [(30, 400), (97, 10**9), (12, 13)]:
+        expected = sum(1 for k in range(1, (m + 1) // 2) if math.comb(m, k) < two_ell)
+        assert edge_width(m, two_ell) == expected
+
+
+def test_huge_ell_keeps_direct_sums():
+    # 2 ell far beyond C(m, m/2) for the whole range: every weight is a binomial, summed directly.
+    t = TreeStructure.parse("((L,L),(L,(L,L)))")
+    fast = ensure_log_tables(t, 2, 300, 2**200, PartitioningCache())
+    direct = ensure_log_tables(t, 2, 300, 2**200, PartitioningCache(), method="direct")
+    assert np.array_equal(fast, direct)
 
 
 def test_subtract_deficits_keeps_only_well_conditioned_entries():

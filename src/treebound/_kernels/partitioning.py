@@ -251,7 +251,7 @@ def edge_deficit_sums(log_left, log_right, n_left, n_right, two_ell, m_start, m_
     log_two_ell = math.log(two_ell)
     pairs = np.empty((n_a, n_b))
     col = np.empty(n_parts_max + 1)
-    edge_k = np.empty(2 * 64, dtype=np.int64)
+    edge_k = np.empty(2 * 64, dtype=np.int64)  # callers keep the ends within 60 terms
     edge_w = np.empty(2 * 64)
     for i in range(n_m):
         m = m_start + i

@@ -150,6 +150,18 @@ def constant_weight_block(left_leaves, right_leaves, log_left, log_right, n_part
 EDGE_CANCELLATION_LIMIT = 64.0
 
 
+#: Most ``k`` per end with ``C(m, k) < 2 ell`` that :func:`edge_deficit_sums` takes (its buffer).
+MAX_EDGE_TERMS = 60
+
+
+def edge_width(m: int, two_ell: int) -> int:
+    """Number of ``k >= 1`` (at one end, ``k < m/2``) with ``C(m, k) < 2 ell``."""
+    k = 0
+    while 2 * (k + 1) < m and math.comb(m, k + 1) < two_ell:
+        k += 1
+    return k
+
+
 def first_mixed_m(two_ell: int) -> int:
     """Smallest ``m`` with ``C(m, floor(m/2)) >= 2 ell``: from there on the weight
     ``min(2 ell, C(m, k))`` is ``2 ell`` in the middle and ``C(m, k)`` only near both ends."""
@@ -182,7 +194,10 @@ def varying_weight_sums(left_leaves, right_leaves, log_left, log_right, n_parts_
     two_ell = 2 * n_features
     log_two_ell = math.log(two_ell)
     lo = max(m_start, first_mixed_m(two_ell))
-    if lo > m_end or method == "direct" or (method == "auto" and m_end - lo + 1 < FFT_MIN_OUTPUTS):
+    # The ends are widest at the smallest m (over about 120 levels in one categorical feature,
+    # 2 ell > 1e35, they outgrow the kernel's buffer: direct sums then).
+    if lo > m_end or method == "direct" or (method == "auto" and m_end - lo + 1 < FFT_MIN_OUTPUTS) \
+            or edge_width(lo, two_ell) > MAX_EDGE_TERMS:
         return node_sums_direct(log_left, log_right, left_leaves, right_leaves, log_two_ell,
                                 m_start, m_end, True, log_coef, C)
     out = np.full((C + 1, m_end - m_start + 1), -np.inf)
