@@ -18,6 +18,7 @@ one builder per distinct shape. Three families:
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 
@@ -154,6 +155,7 @@ EDGE_CANCELLATION_LIMIT = 64.0
 MAX_EDGE_TERMS = 60
 
 
+@functools.lru_cache(maxsize=256)
 def edge_width(m: int, two_ell: int) -> int:
     """Number of ``k >= 1`` (at one end, ``k < m/2``) with ``C(m, k) < 2 ell``."""
     k = 0
@@ -162,6 +164,7 @@ def edge_width(m: int, two_ell: int) -> int:
     return k
 
 
+@functools.lru_cache(maxsize=64)
 def first_mixed_m(two_ell: int) -> int:
     """Smallest ``m`` with ``C(m, floor(m/2)) >= 2 ell``: from there on the weight
     ``min(2 ell, C(m, k))`` is ``2 ell`` in the middle and ``C(m, k)`` only near both ends."""
