@@ -49,6 +49,9 @@ FFT_RELATIVE_TOLERANCE = 1e-11
 # Bound on the max-norm error of an FFT convolution of non-negative x, y (see
 # tilted_fft_convolutions): |err| <= FFT_ERROR_FACTOR * eps * log2(N) * ||x||_2 * ||y||_2.
 FFT_ERROR_FACTOR = 15.0
+#: Terms this many nats below the largest of a sum summed directly beside the FFTs are left out
+#: (a relative error below 1e-21 per term, against the FFT outputs' tolerance of 1e-11).
+DIRECT_TERM_CUTOFF = -60.0
 #: Below this many outputs in the constant-weight region, direct summation is used instead of FFT.
 FFT_MIN_OUTPUTS = 256
 
@@ -218,7 +221,8 @@ def varying_weight_sums(left_leaves, right_leaves, log_left, log_right, n_parts_
     for col in np.flatnonzero(~kept.all(axis=0)):
         rows = ~kept[:, col]
         direct = node_sums_direct_rows(log_left, log_right, left_leaves, right_leaves,
-                                       log_two_ell, lo + col, lo + col, True, log_coef, rows)
+                                       log_two_ell, lo + col, lo + col, True, log_coef, rows,
+                                       -math.inf)
         block[rows, col] = direct[rows, 0]
     return out
 
@@ -341,7 +345,7 @@ def tilted_fft_convolutions(F, G, left_leaves, right_leaves, n_parts_max, m_star
             # pairs to sum).
             rows = stuck if size == 1 else pending[:, sl].any(axis=1)
             direct = node_sums_direct_rows(F, G, left_leaves, right_leaves, 0.0, lo, top, False,
-                                           log_coef, rows)
+                                           log_coef, rows, DIRECT_TERM_CUTOFF)
             summed = pending[:, sl] & rows[:, None]
             out[:, sl] = np.where(summed, direct, out[:, sl])
             n_pending -= int(np.count_nonzero(summed))
@@ -353,7 +357,8 @@ def tilted_fft_convolutions(F, G, left_leaves, right_leaves, n_parts_max, m_star
     # Anything left (no usable window) is summed directly.
     for col in np.flatnonzero(pending.any(axis=0)):
         direct = node_sums_direct_rows(F, G, left_leaves, right_leaves, 0.0, m_start + col,
-                                       m_start + col, False, log_coef, pending[:, col])
+                                       m_start + col, False, log_coef, pending[:, col],
+                                       DIRECT_TERM_CUTOFF)
         out[pending[:, col], col] = direct[pending[:, col], 0]
     return out
 
