@@ -74,6 +74,24 @@ def test_each_step_takes_the_best_collapse(seed, n_classes):
         assert current.n_leaves == n_leaves
 
 
+@pytest.mark.parametrize("variant", ["tight", "loose"])
+def test_collapsed_lists_the_accepted_collapses_in_order(variant):
+    """``info["collapsed"]`` replayed on the grown tree gives every tree of the path."""
+    tree = _grown(24, n=300, n_classes=3, max_leaves=24, noise=0.1)
+    m, ell = int(tree.n_node_samples[0]), tree.n_features
+    result = prune_bound(tree, variant=variant)
+    order = result.info["collapsed"]
+    assert len(order) == result.info["steps"] == len(result.path) - 1 >= 2
+    mask = np.zeros(tree.n_nodes, dtype=bool)
+    for u, (n_leaves, eps) in zip(order, result.path[1:], strict=True):
+        assert tree.first_child[u] >= 0 and not mask[u]
+        mask[u] = True
+        pruned = tree.collapse(mask)[0]
+        assert pruned.n_leaves == n_leaves
+        assert naive_bound(pruned, m, ell, variant=variant) == pytest.approx(eps, rel=1e-9)
+    assert np.array_equal(mask & (tree.first_child >= 0), result.make_leaf)
+
+
 @pytest.mark.parametrize("seed,n_classes,growth", [(7, 3, "purest_children"),
                                                   (8, 3, "purest_children"),
                                                   (9, 3, "top_down"), (12, 2, "top_down"),

@@ -63,6 +63,7 @@ def _naive(grown, X, y, criterion):
 
     mask = np.zeros(tree.n_nodes, dtype=bool)
     current = value(mask)
+    order = []
     while True:
         collapsed, old_to_new = tree.collapse(mask)
         candidates = [i for i in range(tree.n_nodes)
@@ -78,7 +79,8 @@ def _naive(grown, X, y, criterion):
         if best[0] > current * (1 + 1e-12) + 1e-15:
             break
         current, mask = best[0], best[3]
-    return tree.collapse(mask)[0], current
+        order.append(best[2])
+    return tree.collapse(mask)[0], current, order
 
 
 @pytest.mark.parametrize("criterion", ["hti", "compression"])
@@ -88,8 +90,9 @@ def test_certificate_criteria_match_a_naive_loop(criterion, leaves):
     X, y = X[::2], y[::2]
     grown = DecisionTreeClassifier(max_leaf_nodes=leaves, growth="top_down").fit(X, y)
     result = prune(grown, X, y, method="bound", bound=criterion)
-    expected, value = _naive(grown, X, y, criterion)
+    expected, value, order = _naive(grown, X, y, criterion)
     assert result.bound == pytest.approx(value, rel=1e-12)
+    assert list(result.info["collapsed"]) == order
     assert result.tree.n_leaves == expected.n_leaves
     assert np.array_equal(result.tree.apply(X), expected.apply(X))
     assert result.path[0][1] >= result.bound

@@ -126,7 +126,8 @@ def prune_bound(tree, *, delta: float = 0.05, r: float = PAPER_ERROR_PRIOR_RATIO
     -------
     PruningResult
         ``bound`` is the final ``eps``; ``path`` lists ``(n_leaves, eps)`` of the grown tree and
-        of every accepted collapse; ``info`` has ``initial_bound``, ``steps``,
+        of every accepted collapse; ``info`` has ``initial_bound``, ``steps``, ``collapsed``
+        (the ids, in ``tree``, of the nodes turned into leaves, in the order accepted),
         ``exact_evaluations`` and ``candidates_seen``.
 
     Examples
@@ -166,6 +167,7 @@ def prune_bound(tree, *, delta: float = 0.05, r: float = PAPER_ERROR_PRIOR_RATIO
     state = _BoundSearch(tree, stats, objective, lazy=(search == "lazy" and variant == "tight"),
                          loose_kernel=(search == "lazy" and variant != "tight"))
     path = [(state.work.n_leaves, state.eps)]
+    collapsed = []
     initial = state.eps
     while state.work.n_leaves > 1:
         best = state.best_candidate()
@@ -173,9 +175,10 @@ def prune_bound(tree, *, delta: float = 0.05, r: float = PAPER_ERROR_PRIOR_RATIO
             break
         u, eps_u, log_growth_u = best
         state.accept(u, eps_u, log_growth_u)
+        collapsed.append(u)
         path.append((state.work.n_leaves, eps_u))
-    info = {"initial_bound": initial, "steps": len(path) - 1, "variant": variant,
-            "n_features_effective": ell, "n_examples": m,
+    info = {"initial_bound": initial, "steps": len(path) - 1, "collapsed": tuple(collapsed),
+            "variant": variant, "n_features_effective": ell, "n_examples": m,
             "exact_evaluations": state.n_exact, "candidates_seen": state.n_candidates,
             "log_growth": state.log_growth}
     return finish(tree, state.work.make_leaf_mask(), "bound", path, state.eps, started, info)
