@@ -512,3 +512,44 @@ def test_memoized_prefix_sums_follow_rebuilt_tables():
         finite = np.isfinite(fresh)
         assert np.array_equal(np.isfinite(grown), finite)
         assert np.allclose(grown[finite], fresh[finite], rtol=1e-11, atol=0)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_direct_sums_in_the_falling_factorial_basis_match_pair_sums(seed):
+    # One sum per row, then a triangular solve (ill-conditioned entries summed pair by pair):
+    # the same sums as the pair-by-pair oracle, to the accuracy the amplification limit allows.
+    from treebound._kernels.partitioning import (
+        falling_factorial_rows,
+        node_sums_direct_rows,
+        node_sums_direct_rows_factorial,
+    )
+    from treebound.theory._tables import _masked_rows
+
+    rng = np.random.default_rng(300 + seed)
+    t = random_shape(int(rng.integers(4, 14)), rng).canonical()
+    C, M, ell = int(rng.integers(3, 8)), 400, int(rng.integers(1, 20))
+    cache = PartitioningCache()
+    ensure_log_tables(t, C, M, ell, cache)
+    store = cache._store("tight_log", ell)
+    coef = cache._log_coef_upto(C)
+    tables = [(store[t.left], store[t.right])]
+    # As the FFT path passes them: rows below 2 and columns below the leaves left out.
+    tables.append((_masked_rows(store[t.left], t.left.n_leaves, min(C, store[t.left].shape[0] - 1)),
+                   _masked_rows(store[t.right], t.right.n_leaves,
+                                min(C, store[t.right].shape[0] - 1))))
+    for (left, right), binomial in zip(tables, (True, False), strict=True):
+        log_two_ell = math.log(2 * ell) if binomial else 0.0
+        wanted = rng.random(C + 1) < 0.7
+        wanted[0] = False
+        wanted[C] = True
+        args = (left, right, t.left.n_leaves, t.right.n_leaves, log_two_ell, t.n_leaves + 1, M,
+                binomial, coef, wanted, -np.inf)
+        oracle = node_sums_direct_rows(*args)
+        bases = [falling_factorial_rows(x, C, x.shape[1]) for x in (left, right)]
+        for limit in (64.0, 2.0):  # 2: most entries of the upper rows summed pair by pair
+            fast = node_sums_direct_rows_factorial(left, right, *bases, *args[2:], limit)
+            assert np.all(fast[~wanted] == -np.inf)
+            finite = np.isfinite(oracle[wanted])
+            assert np.array_equal(np.isfinite(fast[wanted]), finite)
+            assert np.allclose(np.exp(fast[wanted][finite] - oracle[wanted][finite]), 1.0,
+                               rtol=1e-12, atol=0)

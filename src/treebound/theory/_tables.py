@@ -27,9 +27,11 @@ import numpy as np
 from treebound._kernels.partitioning import (
     constant_weight_sums,
     edge_deficit_sums,
+    falling_factorial_rows,
     log_prefix_rows,
     node_sums_direct,
     node_sums_direct_rows,
+    node_sums_direct_rows_factorial,
     subtract_deficits,
     upper_hull,
 )
@@ -297,6 +299,7 @@ def tilted_fft_convolutions(F, G, left_leaves, right_leaves, n_parts_max, m_star
     if not pending.any():
         return out
     tilt = _TiltSelector(np.max(F[rows_a], axis=0), np.max(G[rows_b], axis=0))
+    direct_sums = _DirectRows(F, G, C)
     eps = np.finfo(np.float64).eps
     drop = math.exp(-TILT_WINDOW)
     target = m_end
@@ -344,8 +347,7 @@ def tilted_fft_convolutions(F, G, left_leaves, right_leaves, n_parts_max, m_star
             # The stuck rows, or every row pending in the block (often one or two rows: fewer
             # pairs to sum).
             rows = stuck if size == 1 else pending[:, sl].any(axis=1)
-            direct = node_sums_direct_rows(F, G, left_leaves, right_leaves, 0.0, lo, top, False,
-                                           log_coef, rows, DIRECT_TERM_CUTOFF)
+            direct = direct_sums.rows(left_leaves, right_leaves, lo, top, log_coef, rows)
             summed = pending[:, sl] & rows[:, None]
             out[:, sl] = np.where(summed, direct, out[:, sl])
             n_pending -= int(np.count_nonzero(summed))
@@ -356,17 +358,40 @@ def tilted_fft_convolutions(F, G, left_leaves, right_leaves, n_parts_max, m_star
         top, target = next_tilt_target(pending, m_start, target)
     # Anything left (no usable window) is summed directly.
     for col in np.flatnonzero(pending.any(axis=0)):
-        direct = node_sums_direct_rows(F, G, left_leaves, right_leaves, 0.0, m_start + col,
-                                       m_start + col, False, log_coef, pending[:, col],
-                                       DIRECT_TERM_CUTOFF)
+        direct = direct_sums.rows(left_leaves, right_leaves, m_start + col, m_start + col,
+                                  log_coef, pending[:, col])
         out[pending[:, col], col] = direct[pending[:, col], 0]
     return out
 
 
+#: Direct sums beside the FFTs go through the falling-factorial basis (one sum per row, not one
+#: per pair of rows) where the triangular solve back loses at most this factor of accuracy.
+FACTORIAL_BASIS_AMPLIFICATION = 64.0
 #: Outputs summed directly after a tilt that resolved nothing (see tilted_fft_convolutions).
 DIRECT_BLOCK = 64
 #: Entries of a tilted sequence more than this many nats below its maximum are dropped.
 TILT_WINDOW = 60.0
+
+
+class _DirectRows:
+    """Direct sums of selected rows beside the FFTs: pair by pair up to 2 rows, else in the
+    falling-factorial basis (the children's tables converted once, on the first call)."""
+
+    def __init__(self, F, G, n_rows):
+        self.F, self.G, self.n_rows = F, G, n_rows
+        self._bases = None
+
+    def rows(self, left_leaves, right_leaves, m_start, m_end, log_coef, rows):
+        F, G = self.F, self.G
+        if self.n_rows <= 2:
+            return node_sums_direct_rows(F, G, left_leaves, right_leaves, 0.0, m_start, m_end,
+                                         False, log_coef, rows, DIRECT_TERM_CUTOFF)
+        if self._bases is None:
+            self._bases = (falling_factorial_rows(F, self.n_rows, F.shape[1]),
+                           falling_factorial_rows(G, self.n_rows, G.shape[1]))
+        return node_sums_direct_rows_factorial(F, G, *self._bases, left_leaves, right_leaves,
+                                               0.0, m_start, m_end, False, log_coef, rows,
+                                               DIRECT_TERM_CUTOFF, FACTORIAL_BASIS_AMPLIFICATION)
 
 
 class _TiltSelector:
