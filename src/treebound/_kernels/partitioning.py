@@ -214,7 +214,8 @@ def node_sums_direct_rows(log_left, log_right, n_left, n_right, log_two_ell, m_s
         if wanted_rows[c]:
             for a in range(1, min(c, n_a - 1) + 1):
                 for b in range(max(1, c - a), min(c, n_b - 1) + 1):
-                    needed[a, b] = True
+                    if log_coef[a, b, c] != NEG_INF:
+                        needed[a, b] = True
     pairs = np.empty((n_a, n_b))
     col = np.empty(n_parts_max + 1)
     left_spans = finite_spans(log_left)
@@ -231,108 +232,6 @@ def node_sums_direct_rows(log_left, log_right, n_left, n_right, log_two_ell, m_s
         for c in range(1, n_parts_max + 1):
             if wanted_rows[c]:
                 out[c, i] = col[c]
-    return out
-
-
-@njit(**JIT_OPTIONS)
-def falling_factorial_rows(log_table, n_rows_max, n_cols):
-    """``out[n, k] = log sum_{a=1}^{n} (n)_a exp(log_table[a, k])`` for ``1 <= n <= n_rows_max``
-    and ``k < n_cols`` (``(n)_a = n! / (n - a)!``): a table in the falling-factorial basis."""
-    n_a = log_table.shape[0]
-    out = np.full((n_rows_max + 1, n_cols), NEG_INF)
-    for n in range(1, n_rows_max + 1):
-        log_n_fact = math.lgamma(n + 1.0)
-        for a in range(1, min(n, n_a - 1) + 1):
-            log_ff = log_n_fact - math.lgamma(n - a + 1.0)
-            for k in range(n_cols):
-                v = log_table[a, k]
-                if v != NEG_INF:
-                    out[n, k] = log_add(out[n, k], log_ff + v)
-    return out
-
-
-@njit(**JIT_OPTIONS)
-def node_sums_direct_rows_factorial(log_left, log_right, basis_left, basis_right, n_left,
-                                    n_right, log_two_ell, m_start, m_end, use_binomial, log_coef,
-                                    wanted_rows, cutoff, max_amplification):
-    """:func:`node_sums_direct_rows` with one sum per row instead of one per pair ``(a, b)``.
-
-    The merge counts are those of falling factorials, ``(n)_a (n)_b = sum_c coef(a, b, c)
-    (n)_c``, so in the basis ``F(n) = sum_c (n)_c N_c`` the children combine pointwise:
-    ``F(n, m) = sum_k w(m, k) f_l(n, k) f_r(n, m - k)`` with ``f(n, k) = sum_a (n)_a pi^a(k)``.
-    ``N_c = (F(c) - sum_{a<c} (c)_a N_a) / c!`` for ``c = 1, 2, ...``; the subtraction loses
-    accuracy by the factor ``F(c) / (c! N_c)``, and an entry where that exceeds
-    ``max_amplification`` (rows far below the ones under them, e.g. ``c`` near a subtree's
-    leaves) is summed pair by pair instead, as are rows up to 2 (nothing to gain there).
-    ``basis_*``: :func:`falling_factorial_rows` of the children's tables (computed once per
-    table by the caller), with at least the highest wanted row and ``m_end`` columns.
-    """
-    n_parts_max = wanted_rows.shape[0] - 1
-    top_row = 0
-    for c in range(1, n_parts_max + 1):
-        if wanted_rows[c]:
-            top_row = c
-    if top_row <= 2:
-        return node_sums_direct_rows(log_left, log_right, n_left, n_right, log_two_ell, m_start,
-                                     m_end, use_binomial, log_coef, wanted_rows, cutoff)
-    n_m = m_end - m_start + 1
-    out = np.full((n_parts_max + 1, max(n_m, 0)), NEG_INF)
-    if n_m <= 0:
-        return out
-    basis_l = basis_left[: top_row + 1]
-    basis_r = basis_right[: top_row + 1]
-    diagonal = np.zeros((top_row + 1, top_row + 1), dtype=np.bool_)
-    for n in range(1, top_row + 1):
-        diagonal[n, n] = True
-    n_a = log_left.shape[0]
-    n_b = log_right.shape[0]
-    row_pairs = np.zeros((n_a, n_b), dtype=np.bool_)
-    basis_sums = np.empty((top_row + 1, top_row + 1))
-    pairs = np.empty((n_a, n_b))
-    col = np.empty(n_parts_max + 1)
-    rows = np.empty(top_row + 1)
-    log_ff = np.full((top_row + 1, top_row + 1), NEG_INF)
-    for n in range(1, top_row + 1):
-        for a in range(1, n + 1):
-            log_ff[n, a] = math.lgamma(n + 1.0) - math.lgamma(n - a + 1.0)
-    basis_spans_l = finite_spans(basis_l)
-    basis_spans_r = finite_spans(basis_r)
-    left_spans = finite_spans(log_left)
-    right_spans = finite_spans(log_right)
-    log_int = np.zeros(max(m_end, 0) + 2 if use_binomial else 1)
-    for i in range(1, log_int.shape[0]):
-        log_int[i] = math.log(i)
-    log_keep = math.log1p(-1.0 / max_amplification)
-    for i in range(n_m):
-        m = m_start + i
-        pair_sums_at(basis_l, basis_r, n_left, n_right, log_two_ell, m, use_binomial,
-                     basis_sums, basis_spans_l, basis_spans_r, diagonal, log_int, cutoff)
-        for c in range(1, top_row + 1):
-            total = basis_sums[c, c]
-            below = NEG_INF
-            for a in range(1, c):
-                if rows[a] != NEG_INF:
-                    below = log_add(below, log_ff[c, a] + rows[a])
-            if total == NEG_INF:
-                rows[c] = NEG_INF
-            elif below == NEG_INF:
-                rows[c] = total - log_ff[c, c]
-            elif below - total <= log_keep:
-                rows[c] = total + math.log1p(-math.exp(below - total)) - log_ff[c, c]
-            else:  # ill-conditioned: this row's pairs, summed one by one
-                for a in range(n_a):
-                    for b in range(n_b):
-                        row_pairs[a, b] = False
-                for a in range(1, min(c, n_a - 1) + 1):
-                    for b in range(max(1, c - a), min(c, n_b - 1) + 1):
-                        row_pairs[a, b] = True
-                pair_sums_at(log_left, log_right, n_left, n_right, log_two_ell, m,
-                             use_binomial, pairs, left_spans, right_spans, row_pairs, log_int,
-                             cutoff)
-                combine_pairs(pairs, log_coef, c, col)
-                rows[c] = col[c]
-            if wanted_rows[c]:
-                out[c, i] = rows[c]
     return out
 
 

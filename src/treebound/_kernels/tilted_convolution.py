@@ -1,4 +1,5 @@
-"""numba kernels of one tilt of :func:`treebound.theory._tables.tilted_fft_convolutions`.
+"""numba kernels of one tilt of :func:`treebound.theory._convolutions.tilted_fft_convolutions`
+(and of one round of :func:`~treebound.theory._convolutions.row_tilted_convolutions`).
 
 One tilt ``theta`` needs: the tilted, rescaled peak windows of every row of both tables (one
 2-D block per table, so each side takes a single batched FFT), the spectra of every output row
@@ -236,3 +237,140 @@ def next_tilt_target(pending, m_start, target):
     run = target - m_start - last_unresolved
     width = max(run - 1, 0)
     return new_top, max(m_start, new_top - int(0.8 * width * new_top / max(target, 1)))
+
+
+@njit(**JIT_OPTIONS)
+def _row_window(values, length, theta, window):
+    """``(s, first, last)`` of one row: ``s = max_k z[k]``, ``z[k] = values[k] - theta k``
+    (``k < length``), and the range of the ``k`` with ``z[k] >= s - window`` (``-1`` if none)."""
+    s = NEG_INF
+    for k in range(length):
+        v = values[k]
+        if v != NEG_INF and v - theta * k > s:
+            s = v - theta * k
+    first = -1
+    last = -1
+    if s == NEG_INF:
+        return s, first, last
+    cut = s - window
+    for k in range(length):
+        v = values[k]
+        if v != NEG_INF and v - theta * k >= cut:
+            if first < 0:
+                first = k
+            last = k
+    return s, first, last
+
+
+@njit(**JIT_OPTIONS)
+def row_tilted_windows(table_f, table_g, rows, theta, length_f, length_g, window):
+    """Each row's own tilted peak windows of both tables, for row-by-row convolutions.
+
+    Row ``i`` of the block holds ``exp(table_f[rows[i], k] - theta[i] k - s)`` at column ``k -
+    first_f[i]`` (``k < length_f[i]``, within ``window`` nats of the maximum ``s``), row ``R + i``
+    the same for ``table_g``. Returns ``(first_f, first_g, scale_f, scale_g, block, n2, n1,
+    longest)``: ``n2``/``n1`` the block rows' 2- and 1-norms, ``longest`` the longest linear
+    convolution of a row pair; ``first_f[i] = -1`` when row ``i`` has no window on a side.
+    """
+    R = rows.shape[0]
+    first_f = np.full(R, -1, dtype=np.int64)
+    first_g = np.full(R, -1, dtype=np.int64)
+    width_f = np.zeros(R, dtype=np.int64)
+    width_g = np.zeros(R, dtype=np.int64)
+    scale_f = np.full(R, NEG_INF)
+    scale_g = np.full(R, NEG_INF)
+    widest = 1
+    longest = 1
+    for i in range(R):
+        sf, af, bf = _row_window(table_f[rows[i]], length_f[i], theta[i], window)
+        sg, ag, bg = _row_window(table_g[rows[i]], length_g[i], theta[i], window)
+        if af < 0 or ag < 0:
+            continue
+        first_f[i], first_g[i], scale_f[i], scale_g[i] = af, ag, sf, sg
+        width_f[i] = bf - af + 1
+        width_g[i] = bg - ag + 1
+        widest = max(widest, width_f[i], width_g[i])
+        longest = max(longest, width_f[i] + width_g[i] - 1)
+    block = np.zeros((2 * R, widest))
+    n2 = np.zeros(2 * R)
+    n1 = np.zeros(2 * R)
+    for i in range(R):
+        if first_f[i] < 0:
+            continue
+        for side in range(2):
+            table = table_f if side == 0 else table_g
+            first = first_f[i] if side == 0 else first_g[i]
+            width = width_f[i] if side == 0 else width_g[i]
+            s = scale_f[i] if side == 0 else scale_g[i]
+            row = side * R + i
+            sq = 0.0
+            ab = 0.0
+            for t in range(width):
+                k = first + t
+                v = table[rows[i], k]
+                x = 0.0 if v == NEG_INF else math.exp(v - theta[i] * k - s)
+                block[row, t] = x
+                sq += x * x
+                ab += x
+            n2[row] = math.sqrt(sq)
+            n1[row] = ab
+    return first_f, first_g, scale_f, scale_g, block, n2, n1, longest
+
+
+@njit(**JIT_OPTIONS)
+def accept_row_outputs(h, rows, first_f, first_g, scale_f, scale_g, n2, n1, theta, length_f,
+                       length_g, top, m_start, error_factor, drop, tolerance, pending, out):
+    """Store the outputs of one round of row-by-row tilts whose error bound meets ``tolerance``.
+
+    ``h[i, t]`` is row ``rows[i]``'s tilted convolution at ``m = t + first_f[i] + first_g[i]``
+    (outputs up to ``top[i]`` only: the windows hold every term of those). Its error bound is
+    ``error_factor ||x||_2 ||y||_2 + drop (length_f ||y||_1 + length_g ||x||_1)`` as in
+    :func:`combine_tilted_spectra` with one pair. Returns the number accepted per row.
+    """
+    R = rows.shape[0]
+    accepted = np.zeros(R, dtype=np.int64)
+    for i in range(R):
+        if first_f[i] < 0:
+            continue
+        r = rows[i]
+        bound = (error_factor * n2[i] * n2[R + i]
+                 + drop * (length_f[i] * n1[R + i] + length_g[i] * n1[i]))
+        offset = first_f[i] + first_g[i]
+        for m in range(max(m_start, offset), min(top[i], offset + h.shape[1] - 1) + 1):
+            col = m - m_start
+            value = h[i, m - offset]
+            if pending[r, col] and value * tolerance > bound:
+                out[r, col] = math.log(value) + scale_f[i] + scale_g[i] + theta[i] * m
+                pending[r, col] = False
+                accepted[i] += 1
+    return accepted
+
+
+@njit(**JIT_OPTIONS)
+def row_tops(pending, rows, m_start):
+    """Top pending output of each row ``rows[i]`` (``m_start - 1`` for a row with none)."""
+    tops = np.empty(rows.shape[0], dtype=np.int64)
+    for i in range(rows.shape[0]):
+        tops[i] = m_start - 1
+        for col in range(pending.shape[1] - 1, -1, -1):
+            if pending[rows[i], col]:
+                tops[i] = m_start + col
+                break
+    return tops
+
+
+@njit(**JIT_OPTIONS)
+def next_row_targets(pending, rows, m_start, targets):
+    """:func:`next_tilt_target` applied to each row ``rows[i]`` alone, ``targets[i]`` being the
+    target of its last tilt: the next targets."""
+    out = np.empty(rows.shape[0], dtype=np.int64)
+    tops = row_tops(pending, rows, m_start)
+    for i in range(rows.shape[0]):
+        last_unresolved = -1
+        for col in range(min(targets[i] - m_start, pending.shape[1] - 1), -1, -1):
+            if pending[rows[i], col]:
+                last_unresolved = col
+                break
+        width = max(targets[i] - m_start - last_unresolved - 1, 0)
+        out[i] = max(m_start, tops[i] - int(0.8 * width * tops[i] / max(targets[i], 1)))
+    return out
