@@ -69,6 +69,24 @@ def test_solve_recovers_rows_from_their_falling_factorial_sums(C, seed):
     assert bad.any()  # the spread makes some
 
 
+def _assert_same_sums(fast, direct, rtol=1e-10):
+    finite = np.isfinite(direct)
+    assert np.array_equal(np.isfinite(fast), finite)
+    assert np.allclose(np.exp(fast[finite] - direct[finite]), 1.0, rtol=rtol, atol=0)
+
+
+def _children_tables(t, C, M, ell):
+    """The children's tight log tables of ``t``, as stored and masked as the FFT path takes them
+    (rows below 2 and columns below the leaves left out), and the merge coefficients."""
+    cache = PartitioningCache()
+    ensure_log_tables(t, C, M, ell, cache)
+    store = cache._store("tight_log", ell)
+    left, right = store[t.left], store[t.right]
+    masked = (_masked_rows(left, t.left.n_leaves, min(C, left.shape[0] - 1)),
+              _masked_rows(right, t.right.n_leaves, min(C, right.shape[0] - 1)))
+    return (left, right), masked, log_merge_coefficients(C)
+
+
 def _random_rows(rng, n_rows, length, leaves):
     """Log rows growing like high-degree polynomials from ``leaves`` on (a huge dynamic range)."""
     k = np.arange(length, dtype=float)
@@ -91,11 +109,8 @@ def test_row_tilted_convolutions_match_direct_sums(n_rows, left_leaves, right_le
     diagonal = np.full((n_rows + 1,) * 3, -np.inf)
     for r in range(2, n_rows + 1):
         diagonal[r, r, r] = 0.0
-    direct = node_sums_direct(F, G, left_leaves, right_leaves, 0.0, m_start, M, False, diagonal,
-                              n_rows)
-    finite = np.isfinite(direct)
-    assert np.array_equal(np.isfinite(fast), finite)
-    assert np.allclose(np.exp(fast[finite] - direct[finite]), 1.0, rtol=1e-10, atol=0)
+    _assert_same_sums(fast, node_sums_direct(F, G, left_leaves, right_leaves, 0.0, m_start, M,
+                                             False, diagonal, n_rows))
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -105,21 +120,12 @@ def test_factorial_basis_convolutions_match_pair_sums(seed):
     rng = np.random.default_rng(400 + seed)
     t = random_shape(int(rng.integers(6, 16)), rng).canonical()
     C, M, ell = int(rng.integers(3, 10)), 600, int(rng.integers(1, 20))
-    cache = PartitioningCache()
-    ensure_log_tables(t, C, M, ell, cache)
-    store = cache._store("tight_log", ell)
-    left, right = store[t.left], store[t.right]
-    F = _masked_rows(left, t.left.n_leaves, min(C, left.shape[0] - 1))
-    G = _masked_rows(right, t.right.n_leaves, min(C, right.shape[0] - 1))
-    coef = log_merge_coefficients(C)
+    _, (F, G), coef = _children_tables(t, C, M, ell)
     m_start = t.n_leaves + 1
     fast = factorial_basis_convolutions(F, G, t.left.n_leaves, t.right.n_leaves, C, m_start, M,
                                         coef)
-    direct = node_sums_direct(F, G, t.left.n_leaves, t.right.n_leaves, 0.0, m_start, M, False,
-                              coef, C)
-    finite = np.isfinite(direct)
-    assert np.array_equal(np.isfinite(fast), finite)
-    assert np.allclose(np.exp(fast[finite] - direct[finite]), 1.0, rtol=1e-10, atol=0)
+    _assert_same_sums(fast, node_sums_direct(F, G, t.left.n_leaves, t.right.n_leaves, 0.0,
+                                             m_start, M, False, coef, C))
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -129,16 +135,8 @@ def test_direct_sums_in_the_falling_factorial_basis_match_pair_sums(seed):
     rng = np.random.default_rng(300 + seed)
     t = random_shape(int(rng.integers(4, 14)), rng).canonical()
     C, M, ell = int(rng.integers(3, 8)), 400, int(rng.integers(1, 20))
-    cache = PartitioningCache()
-    ensure_log_tables(t, C, M, ell, cache)
-    store = cache._store("tight_log", ell)
-    coef = cache._log_coef_upto(C)
-    tables = [(store[t.left], store[t.right])]
-    # As the FFT path passes them: rows below 2 and columns below the leaves left out.
-    tables.append((_masked_rows(store[t.left], t.left.n_leaves, min(C, store[t.left].shape[0] - 1)),
-                   _masked_rows(store[t.right], t.right.n_leaves,
-                                min(C, store[t.right].shape[0] - 1))))
-    for (left, right), binomial in zip(tables, (True, False), strict=True):
+    stored, masked, coef = _children_tables(t, C, M, ell)
+    for (left, right), binomial in zip((stored, masked), (True, False), strict=True):
         log_two_ell = math.log(2 * ell) if binomial else 0.0
         wanted = rng.random(C + 1) < 0.7
         wanted[0] = False
@@ -150,7 +148,4 @@ def test_direct_sums_in_the_falling_factorial_basis_match_pair_sums(seed):
         for limit in (64.0, 2.0):  # 2: most entries of the upper rows summed pair by pair
             fast = node_sums_direct_rows_factorial(left, right, *bases, *args[2:], limit)
             assert np.all(fast[~wanted] == -np.inf)
-            finite = np.isfinite(oracle[wanted])
-            assert np.array_equal(np.isfinite(fast[wanted]), finite)
-            assert np.allclose(np.exp(fast[wanted][finite] - oracle[wanted][finite]), 1.0,
-                               rtol=1e-12, atol=0)
+            _assert_same_sums(fast[wanted], oracle[wanted], rtol=1e-12)
