@@ -113,7 +113,8 @@ def main() -> None:
             lines.append("| " + " | ".join(str(c) for c in cells) + " |")
     if table_rows:
         lines += ["", "Theorem 9 tables of the grown categorical trees (all subtree shapes, "
-                  "`2m` points, in a fresh cache): the range below `m = 2 ell` summed directly "
+                  "`2m` points, in a fresh cache, timed on a second pass): the range below "
+                  "`m = 2 ell` summed directly "
                   "(how every table was built before the subtraction of the edge deficits) "
                   "against the default method, in the same run; the last column compares the "
                   "two values of `ln tau(2m)`.", "",
@@ -161,15 +162,16 @@ def _table_timing(name, grown):
     shape = tree.structure().canonical()
     m, n = int(tree.n_node_samples[0]), tree.n_classes
     ell = effective_n_features(tree.n_categories)
-    values, seconds = [], []
-    for method in ("direct", "auto"):
-        cache = PartitioningCache(max_bytes=None)
-        start = time.thread_time()
-        for child in (shape.left, shape.right):
-            ensure_log_tables(child, n, 2 * m - 1, ell, cache, method=method)
-        values.append(log_growth_function_upper_bound(shape, n_examples=2 * m, n_features=ell,
-                                                      n_classes=n, cache=cache))
-        seconds.append(time.thread_time() - start)
+    for _ in range(2):  # the second pass is timed: its kernels are compiled and loaded
+        values, seconds = [], []
+        for method in ("direct", "auto"):
+            cache = PartitioningCache(max_bytes=None)
+            start = time.thread_time()
+            for child in (shape.left, shape.right):
+                ensure_log_tables(child, n, 2 * m - 1, ell, cache, method=method)
+            values.append(log_growth_function_upper_bound(
+                shape, n_examples=2 * m, n_features=ell, n_classes=n, cache=cache))
+            seconds.append(time.thread_time() - start)
     difference = abs(values[1] - values[0]) / abs(values[0])
     row = (f"| {name} | {tree.n_leaves} | {ell} | {2 * m} | {seconds[0]:.2f} | {seconds[1]:.3f} "
            f"| {seconds[0] / seconds[1]:.0f}x | {difference:.1e} |")
