@@ -21,34 +21,39 @@ NEG_INF = -np.inf
 
 
 @njit(**JIT_OPTIONS)
+def _row_window(values, length, theta, window):
+    """``(s, first, last)`` of one row: ``s = max_k z[k]``, ``z[k] = values[k] - theta k``
+    (``k < length``), and the range of the ``k`` with ``z[k] >= s - window`` (``-1`` if none)."""
+    s = NEG_INF
+    for k in range(length):
+        v = values[k]
+        if v != NEG_INF and v - theta * k > s:
+            s = v - theta * k
+    first = -1
+    last = -1
+    if s == NEG_INF:
+        return s, first, last
+    cut = s - window
+    for k in range(length):
+        v = values[k]
+        if v != NEG_INF and v - theta * k >= cut:
+            if first < 0:
+                first = k
+            last = k
+    return s, first, last
+
+
+@njit(**JIT_OPTIONS)
 def _window_spans(table, rows, length, theta, window, first, last, scale):
-    """Per row ``r = rows[i]``: ``scale[i] = s = max_k z[k]`` with ``z[k] = table[r, k] - theta k``
-    (``k < length``) and the index range ``first[i]..last[i]`` of the ``k`` with ``z[k] >= s -
-    window`` (``-1`` and ``s = -inf`` for a row without a finite entry). Returns the smallest
-    ``first`` and the largest ``last + 1`` (``-1, -1`` when no row has a window)."""
+    """:func:`_row_window` of each row ``rows[i]`` into ``scale[i]``, ``first[i]``, ``last[i]``.
+    Returns the smallest ``first`` and the largest ``last + 1`` (``-1, -1`` when no row has a
+    window)."""
     lo = -1
     hi = -1
     for i in range(rows.shape[0]):
-        values = table[rows[i]]
-        first[i] = -1
-        last[i] = -1
-        s = NEG_INF
-        for k in range(length):
-            v = values[k]
-            if v != NEG_INF:
-                z = v - theta * k
-                if z > s:
-                    s = z
-        scale[i] = s
-        if s == NEG_INF:
+        scale[i], first[i], last[i] = _row_window(table[rows[i]], length, theta, window)
+        if first[i] < 0:
             continue
-        cut = s - window
-        for k in range(length):
-            v = values[k]
-            if v != NEG_INF and v - theta * k >= cut:
-                if first[i] < 0:
-                    first[i] = k
-                last[i] = k
         if lo < 0 or first[i] < lo:
             lo = first[i]
         if last[i] + 1 > hi:
@@ -240,29 +245,6 @@ def next_tilt_target(pending, m_start, target):
 
 
 @njit(**JIT_OPTIONS)
-def _row_window(values, length, theta, window):
-    """``(s, first, last)`` of one row: ``s = max_k z[k]``, ``z[k] = values[k] - theta k``
-    (``k < length``), and the range of the ``k`` with ``z[k] >= s - window`` (``-1`` if none)."""
-    s = NEG_INF
-    for k in range(length):
-        v = values[k]
-        if v != NEG_INF and v - theta * k > s:
-            s = v - theta * k
-    first = -1
-    last = -1
-    if s == NEG_INF:
-        return s, first, last
-    cut = s - window
-    for k in range(length):
-        v = values[k]
-        if v != NEG_INF and v - theta * k >= cut:
-            if first < 0:
-                first = k
-            last = k
-    return s, first, last
-
-
-@njit(**JIT_OPTIONS)
 def row_tilted_windows(table_f, table_g, rows, theta, length_f, length_g, window):
     """Each row's own tilted peak windows of both tables, for row-by-row convolutions.
 
@@ -351,11 +333,7 @@ def row_tops(pending, rows, m_start):
     """Top pending output of each row ``rows[i]`` (``m_start - 1`` for a row with none)."""
     tops = np.empty(rows.shape[0], dtype=np.int64)
     for i in range(rows.shape[0]):
-        tops[i] = m_start - 1
-        for col in range(pending.shape[1] - 1, -1, -1):
-            if pending[rows[i], col]:
-                tops[i] = m_start + col
-                break
+        tops[i] = m_start + last_pending_column(pending[rows[i] : rows[i] + 1])
     return tops
 
 
@@ -364,13 +342,6 @@ def next_row_targets(pending, rows, m_start, targets):
     """:func:`next_tilt_target` applied to each row ``rows[i]`` alone, ``targets[i]`` being the
     target of its last tilt: the next targets."""
     out = np.empty(rows.shape[0], dtype=np.int64)
-    tops = row_tops(pending, rows, m_start)
     for i in range(rows.shape[0]):
-        last_unresolved = -1
-        for col in range(min(targets[i] - m_start, pending.shape[1] - 1), -1, -1):
-            if pending[rows[i], col]:
-                last_unresolved = col
-                break
-        width = max(targets[i] - m_start - last_unresolved - 1, 0)
-        out[i] = max(m_start, tops[i] - int(0.8 * width * tops[i] / max(targets[i], 1)))
+        out[i] = next_tilt_target(pending[rows[i] : rows[i] + 1], m_start, targets[i])[1]
     return out

@@ -166,8 +166,7 @@ def prune_by_certificate(tree, X, y, *, criterion: str, delta: float = 0.05):
     make_leaf = np.zeros(tree.n_nodes, dtype=bool)
     make_leaf[collapsed] = True
     info = {"initial_bound": initial, "steps": steps, "collapsed": tuple(collapsed),
-            "criterion": criterion,
-            "n_examples": m}
+            "criterion": criterion, "n_examples": m}
     return finish(tree, make_leaf, "bound", path, current, started, info)
 
 

@@ -96,13 +96,13 @@ def factorial_basis_convolutions(F, G, left_leaves, right_leaves, n_parts_max, m
     out, bad = solve_falling_factorial(basis, error, FFT_RELATIVE_TOLERANCE)
     if bad.any():
         pairwise = tilted_fft_convolutions(F, G, left_leaves, right_leaves, C, m_start, m_end,
-                                           log_coef, wanted=bad)
+                                           log_coef, wanted=bad, bases=(basis_f, basis_g))
         out[bad] = pairwise[bad]
     return out
 
 
 def tilted_fft_convolutions(F, G, left_leaves, right_leaves, n_parts_max, m_start, m_end,
-                            log_coef, tolerance=FFT_RELATIVE_TOLERANCE, wanted=None):
+                            log_coef, tolerance=FFT_RELATIVE_TOLERANCE, wanted=None, bases=None):
     """Convolutions of positive sequences with a huge dynamic range, by tilted FFTs.
 
     The sequences ``f_a = exp(F[a])`` grow like polynomials of high degree, far beyond what one
@@ -131,7 +131,8 @@ def tilted_fft_convolutions(F, G, left_leaves, right_leaves, n_parts_max, m_star
     ``c`` with the same weights, and inverted by one batched transform.
 
     ``wanted`` (optional boolean ``(C + 1, m_end - m_start + 1)``): only those outputs are
-    computed (the others are ``-inf``).
+    computed (the others are ``-inf``). ``bases``: :func:`falling_factorial_rows` of ``F`` and
+    ``G`` when the caller has them (else computed on the first direct sum that needs them).
     """
     import scipy.fft  # ~0.3 s to import: loaded only when a sum needs the FFT
 
@@ -154,7 +155,7 @@ def tilted_fft_convolutions(F, G, left_leaves, right_leaves, n_parts_max, m_star
     if not pending.any():
         return out
     tilt = _TiltSelector(np.max(F[rows_a], axis=0), np.max(G[rows_b], axis=0))
-    direct_sums = _DirectRows(F, G, C)
+    direct_sums = _DirectRows(F, G, C, bases)
     eps = np.finfo(np.float64).eps
     drop = math.exp(-TILT_WINDOW)
     target = m_end
@@ -301,9 +302,9 @@ class _DirectRows:
     """Direct sums of selected rows beside the FFTs: pair by pair up to 2 rows, else in the
     falling-factorial basis (the children's tables converted once, on the first call)."""
 
-    def __init__(self, F, G, n_rows):
+    def __init__(self, F, G, n_rows, bases=None):
         self.F, self.G, self.n_rows = F, G, n_rows
-        self._bases = None
+        self._bases = bases
 
     def rows(self, left_leaves, right_leaves, m_start, m_end, log_coef, rows):
         F, G = self.F, self.G
