@@ -2,7 +2,7 @@
 
 On the 40-leaf trees of ``treebound bench pruning``, checks that both searches return the same
 tree and times them against each other in one process
-(``treebound.experiments.bound_search_bench``; writes ``benchmarks/results/bound_search.md``).
+(``treebound_lab.bound_search_bench``; writes ``benchmarks/results/bound_search.md``).
 About 8 minutes on 2 shared cores (25 splits per dataset).
 
 Usage::
@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from treebound.experiments.bound_search_bench import run_bound_search_benchmark
+from treebound_lab.bound_search_bench import run_bound_search_benchmark
 
 RESULTS = Path(__file__).resolve().parent / "results" / "bound_search.md"
 

@@ -20,7 +20,7 @@ import statistics
 import time
 from pathlib import Path
 
-from treebound.experiments.provenance import results_header
+from treebound_lab.provenance import results_header
 
 N_SPLITS = 25
 REPO = Path(__file__).resolve().parent.parent
@@ -45,7 +45,7 @@ def time_dataset(data_dir, name, repeats, n_splits=N_SPLITS):
     from sklearn.model_selection import train_test_split
 
     from treebound import DecisionTreeClassifier, prune
-    from treebound.experiments.datasets import load_dataset
+    from treebound_lab.datasets import load_dataset
 
     data = load_dataset(data_dir, name)
     rows = []
@@ -94,8 +94,8 @@ def main() -> None:
              "| dataset | n_train | classes | bound mean s | bound max s | ccp_cv mean s | "
              "ccp_cv / bound | sklearn CART + CV mean s | sklearn / bound | "
              "mean leaves after bound | mean eps |", "|" + "---|" * 11]
-    from treebound.experiments.datasets import load_dataset
-    from treebound.experiments.pruning_bench import default_datasets
+    from treebound_lab.datasets import load_dataset
+    from treebound_lab.pruning_bench import default_datasets
 
     names = (default_datasets(args.data_dir) + ["segmentation@210"] if args.datasets == "all"
              else args.datasets.split(","))

@@ -2,7 +2,7 @@
 
 Cold timings (a fresh PartitioningCache per repetition) of the tight, loose and loose_paper
 bounds on scikit-learn, balanced and path tree shapes; the experiment is
-``treebound.experiments.bounds_bench``.
+``treebound_lab.bounds_bench``.
 
 Run: ``.venv/bin/python benchmarks/bench_bounds.py [--quick]`` (about a minute; ``--quick``:
 one repetition, no 1000-leaf trees).
@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from treebound.experiments.bounds_bench import run_bounds_benchmark
+from treebound_lab.bounds_bench import run_bounds_benchmark
 
 RESULTS = Path(__file__).resolve().parent / "results" / "bounds.md"
 

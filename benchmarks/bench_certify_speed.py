@@ -1,7 +1,7 @@
 """Speed of ``treebound.certify`` (writes benchmarks/results/certify_speed.md).
 
 Warm timings of every certificate method on trees grown on synthetic data, and the share of
-``fit`` its certificate takes (``treebound.experiments.certify_speed_bench``). Targets
+``fit`` its certificate takes (``treebound_lab.certify_speed_bench``). Targets
 (issue 11): a 40-leaf tree on 6,000 rows with 6 classes in at most 0.1 s; a 2,000-leaf tree at
 m = 30,000 in at most 2 s.
 
@@ -14,7 +14,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from treebound.experiments.certify_speed_bench import run_certify_speed_benchmark
+from treebound_lab.certify_speed_bench import run_certify_speed_benchmark
 
 RESULTS = Path(__file__).resolve().parent / "results" / "certify_speed.md"
 

@@ -1,7 +1,7 @@
 """Dyadic decision trees (Scott & Nowak 2006) vs CART + ccp_cv, bound-pruned and greedy trees.
 
 Runs the experiments behind ``treebound bench dyadic --speed`` and writes
-``benchmarks/results/dyadic.md`` (``treebound.experiments.dyadic_report``): accuracy, leaves and
+``benchmarks/results/dyadic.md`` (``treebound_lab.dyadic_report``): accuracy, leaves and
 fit time per dataset and model, the issue's speed targets, and the provenance header. About 40
 minutes on 2 shared cores.
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from treebound.experiments.dyadic_report import run_dyadic_report
+from treebound_lab.dyadic_report import run_dyadic_report
 
 RESULTS = Path(__file__).resolve().parent / "results"
 

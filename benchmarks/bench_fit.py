@@ -196,7 +196,7 @@ def run(data_dir: Path, datasets, splits: int, repeats: int, echo=print,
 
 def to_markdown(rows, header: list[str], cold: float, warm: float, splits: int, repeats: int,
                 lightgbm_version: str | None = None) -> str:
-    """The page: ``header`` (:func:`~treebound.experiments.provenance.results_header`, taken
+    """The page: ``header`` (:func:`~treebound_lab.provenance.results_header`, taken
     before the run), the protocol, the table against scikit-learn and the LightGBM section."""
     out = [
         *header,
@@ -344,8 +344,8 @@ def before_after(data_dir: Path, datasets, splits: int, repeats: int, rounds: in
                  before_commit: str, out: Path, echo=print) -> str:
     """Time this checkout and ``before_commit`` in alternating child processes; write the page
     to ``out`` and return its text."""
-    from treebound.experiments.provenance import results_header
-    from treebound.experiments.startup_bench import exported_commit
+    from treebound_lab.provenance import results_header
+    from treebound_lab.startup_bench import exported_commit
 
     root = Path(__file__).resolve().parents[1]
     before_short = subprocess.run(["git", "rev-parse", "--short=12", before_commit], cwd=root,
@@ -482,7 +482,7 @@ def main(argv=None) -> None:
                      args.before_commit, out, echo=lambda text: print(text, flush=True))
         print(f"wrote {out}")
         return
-    from treebound.experiments.provenance import results_header
+    from treebound_lab.provenance import results_header
 
     args.out = args.out or results / "fit.md"
     lightgbm = lightgbm_or_none()

@@ -51,7 +51,7 @@ def _magic_tree(data_dir: str, leaves: int | None):
     from sklearn.model_selection import train_test_split
 
     from treebound import DecisionTreeClassifier
-    from treebound.experiments.datasets import load_dataset
+    from treebound_lab.datasets import load_dataset
 
     data = load_dataset(data_dir, "magic")
     X_tr, _, y_tr, _ = train_test_split(data.X, data.y, test_size=0.25, random_state=1)
@@ -68,7 +68,7 @@ def _timed(tree, variant, search):
 
 
 def main(argv=None) -> None:
-    from treebound.experiments.provenance import results_header
+    from treebound_lab.provenance import results_header
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir", default=None, help="datasets (for the magic case)")

@@ -1,7 +1,7 @@
 """The MIC experiments of Brutzkus, Daniely & Malach (2020): Figures 4 and 5, and OPT's timing.
 
 Writes ``benchmarks/results/mic.md`` with its figures and CSVs
-(``treebound.experiments.mic_report``): the three population sweeps of Figure 4 (one
+(``treebound_lab.mic_report``): the three population sweeps of Figure 4 (one
 ``treebound bench mic --sweep S`` process each), the finite-sample experiment of Figure 5
 (``treebound bench mic --finite-sample``) and the timing of ``optimal_errors``. A few minutes;
 ``--reference-timing`` adds the previous OPT state enumeration (minutes per two-valued
@@ -18,7 +18,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from treebound.experiments.mic_report import run_mic_report
+from treebound_lab.mic_report import run_mic_report
 
 RESULTS = Path(__file__).resolve().parent / "results"
 

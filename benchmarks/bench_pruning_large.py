@@ -31,8 +31,8 @@ def main() -> None:
     from sklearn.model_selection import train_test_split
 
     from treebound import DecisionTreeClassifier, prune, resource_limits
-    from treebound.experiments.datasets import load_dataset
-    from treebound.experiments.provenance import results_header
+    from treebound_lab.datasets import load_dataset
+    from treebound_lab.provenance import results_header
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir", required=True)

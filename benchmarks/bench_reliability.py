@@ -1,6 +1,6 @@
 """Every case of issue 16 ("Reliability 2") with what it ends in now.
 
-Each case runs in a fresh process (``treebound.experiments.reliability_bench``): its wall time,
+Each case runs in a fresh process (``treebound_lab.reliability_bench``): its wall time,
 its extra peak memory, and its outcome beside what the issue reported.
 
 Run: ``.venv/bin/python benchmarks/bench_reliability.py`` (writes
@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from treebound.experiments.reliability_bench import run_reliability_benchmark
+from treebound_lab.reliability_bench import run_reliability_benchmark
 
 RESULTS = Path(__file__).resolve().parent / "results" / "reliability.md"
 

@@ -5,7 +5,7 @@ Usage::
     python benchmarks/bench_scale.py [--rows 1000000] [--features 50] [--out results/scale.md]
 
 Each configuration runs in a fresh subprocess and reports its peak resident memory above the
-input (``treebound.experiments.scale_bench``). Target (issue 7): the fit needs at most 2 GB above
+input (``treebound_lab.scale_bench``). Target (issue 7): the fit needs at most 2 GB above
 the input.
 """
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from treebound.experiments.scale_bench import run_scale_benchmark
+from treebound_lab.scale_bench import run_scale_benchmark
 
 
 def main(argv=None) -> None:

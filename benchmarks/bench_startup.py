@@ -8,7 +8,7 @@ Usage::
 Every measurement runs in a fresh subprocess with ``PYTHONPATH`` pointing at the checkout's
 ``src``; with ``--before`` another checkout, or with ``--before-commit`` a revision of this
 repository exported with ``git archive``, is measured in the same run on the same machine
-(``treebound.experiments.startup_bench``). About 5 minutes per checkout on 2 shared cores.
+(``treebound_lab.startup_bench``). About 5 minutes per checkout on 2 shared cores.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from treebound.experiments.startup_bench import ENTRIES, run_startup_benchmark
+from treebound_lab.startup_bench import ENTRIES, run_startup_benchmark
 
 HERE = Path(__file__).resolve().parent
 

@@ -2,7 +2,7 @@
 
 Only *tuning* data: the shared datasets that ``treebound bench pruning`` does not use
 (subsampled) and synthetic data with seeds the dyadic benchmark does not draw; the benchmarks'
-datasets are where the defaults are reported, never here (``treebound.experiments.
+datasets are where the defaults are reported, never here (``treebound_lab.
 defaults_tuning`` and ``defaults_tuning_dyadic`` say which). Each part takes about 5 minutes.
 
 Usage::
@@ -16,7 +16,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from treebound.experiments.defaults_tuning import run_tuning
+from treebound_lab.defaults_tuning import run_tuning
 
 REPO = Path(__file__).resolve().parent.parent
 RESULTS = REPO / "benchmarks" / "results"

@@ -3,8 +3,8 @@ module holding Examples runs them under a doctest test.
 
 Public means the names in ``__all__`` of the packages below and of every module whose dotted
 path has no ``_`` component (``treebound.pruning.srm``, ``treebound.theory.tail_inversion``,
-...; the command line, ``treebound.cli``, and the benchmark code, ``treebound.experiments``,
-are documented by their ``--help`` and results pages instead), and the public methods of their
+...; the command line, ``treebound.cli``, is documented by its ``--help`` instead, and the lab
+beside the package, ``benchmarks/treebound_lab``, by its results pages), and the public methods of their
 classes (including those inherited from treebound base classes). A function or method needs a
 ``Parameters`` section naming every parameter of its signature (and no other), a ``Returns``
 (or ``Yields``) section and an ``Examples`` section; a class needs ``Examples`` and, when its
@@ -36,7 +36,7 @@ def _public_modules() -> list[str]:
     found = []
     for info in pkgutil.walk_packages(treebound.__path__, "treebound."):
         parts = info.name.split(".")
-        if any(p.startswith("_") for p in parts) or parts[1] in ("cli", "experiments"):
+        if any(p.startswith("_") for p in parts) or parts[1] == "cli":
             continue
         found.append(info.name)
     return sorted(found)

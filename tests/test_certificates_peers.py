@@ -172,7 +172,7 @@ def _gosdt(binarizer_kind, seed=0):
 
 
 def _gosdt_own(pipeline, X):
-    from treebound.experiments.peers_bench import gosdt_predict
+    from treebound_lab.peers_bench import gosdt_predict
 
     binarizer, classifier = pipeline.steps[0][1], pipeline.steps[1][1]
     return gosdt_predict(classifier, binarizer.transform(X))
@@ -231,7 +231,7 @@ def test_bench_peers_cli_writes_the_page_and_resumes(data_dir, tmp_path):
     from typer.testing import CliRunner
 
     from treebound.cli.main import app
-    from treebound.experiments.grid import read_rows
+    from treebound_lab.grid import read_rows
 
     models = ["bound", "ccp_cv", "ddt", "sklearn_cart_cv"]
     models += ["streed_cv"] if HAS_STREED else []

@@ -193,7 +193,7 @@ def test_a_wrong_data_dir_keeps_the_previous_results(bench, tmp_path):
 
 
 def test_the_last_resort_prints_one_line(monkeypatch, files):
-    import treebound.experiments.demo as demo
+    import treebound.cli._demo as demo
 
     def broken(**kwargs):
         raise RuntimeError("something nobody expected\nsecond line")

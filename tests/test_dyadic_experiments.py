@@ -5,7 +5,7 @@ import pytest
 from typer.testing import CliRunner
 
 from treebound.cli.main import app
-from treebound.experiments.dyadic import (
+from treebound_lab.dyadic import (
     DATASETS,
     DEFAULT_DATASETS,
     DEFAULT_MODELS,

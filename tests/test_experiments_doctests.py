@@ -5,7 +5,7 @@ import importlib
 
 import pytest
 
-MODULES = ["treebound.experiments.provenance"]
+MODULES = ["treebound_lab.provenance"]
 
 
 @pytest.mark.parametrize("name", MODULES)

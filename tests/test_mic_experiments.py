@@ -5,14 +5,7 @@ import pandas as pd
 import pytest
 from typer.testing import CliRunner
 
-from treebound.cli._mic import Sweep
 from treebound.cli.main import app
-from treebound.experiments.mic import (
-    SWEEPS,
-    PopulationSweep,
-    run_population_sweep,
-    write_sweep_outputs,
-)
 from treebound.mic import (
     ProductDistribution,
     ReadOnceDNF,
@@ -20,6 +13,13 @@ from treebound.mic import (
     mic,
     optimal_errors,
     top_down,
+)
+from treebound_lab.cli._mic import Sweep
+from treebound_lab.mic import (
+    SWEEPS,
+    PopulationSweep,
+    run_population_sweep,
+    write_sweep_outputs,
 )
 
 SMALL_TWO_VALUED = PopulationSweep("small", (0.3, 0.7), 2, 2, "test family")

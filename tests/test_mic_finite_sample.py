@@ -8,14 +8,14 @@ from typer.testing import CliRunner
 from _mic_oracles import TruthTable
 from treebound import DecisionTreeClassifier
 from treebound.cli.main import app
-from treebound.experiments.mic_finite_sample import (
+from treebound.mic import ProductDistribution, ReadOnceDNF, best_first, optimal_errors, top_down
+from treebound_lab.mic_finite_sample import (
     FINITE_SAMPLE_DISTRIBUTIONS,
     FiniteSampleExperiment,
     run_finite_sample,
     tree_population_error,
     write_finite_sample_outputs,
 )
-from treebound.mic import ProductDistribution, ReadOnceDNF, best_first, optimal_errors, top_down
 
 TINY = FiniteSampleExperiment(
     term_sizes=(2, 3, 2), train_sizes=(60, 400), test_size=300, repetitions=2, max_splits=3

@@ -7,12 +7,12 @@ import pytest
 from typer.testing import CliRunner
 
 from treebound.cli.main import app
-from treebound.experiments.datasets import load_dataset, read_feature_types
-from treebound.experiments.grid import read_rows
-from treebound.experiments.paper_cart import paper_cart_cv
-from treebound.experiments.pruning_bench import default_datasets, run_benchmark
-from treebound.experiments.srm_bench import run_srm_benchmark
 from treebound.tree._builder import GrowthSettings, grow
+from treebound_lab.datasets import load_dataset, read_feature_types
+from treebound_lab.grid import read_rows
+from treebound_lab.paper_cart import paper_cart_cv
+from treebound_lab.pruning_bench import default_datasets, run_benchmark
+from treebound_lab.srm_bench import run_srm_benchmark
 
 META = """#Generated automatically
 dataset: {name}
@@ -177,7 +177,7 @@ def test_cli_bench_pruning_and_errors(data_dir, tmp_path):
 
 
 def test_appending_with_new_columns_rewrites_an_older_csv(tmp_path):
-    from treebound.experiments.grid import append_rows
+    from treebound_lab.grid import append_rows
 
     path = tmp_path / "runs.csv"
     append_rows(path, [{"a": 1, "b": 2}], ["a", "b"])

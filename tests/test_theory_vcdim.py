@@ -4,7 +4,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from treebound.experiments.vcdim_table import FIGURE3_STRUCTURES, figure3_markdown, figure3_rows
 from treebound.theory import (
     PartitioningCache,
     TreeStructure,
@@ -20,6 +19,7 @@ from treebound.theory import (
     yildiz_path_tree_lower_bound,
     yildiz_stump_vcdim,
 )
+from treebound_lab.vcdim_table import FIGURE3_STRUCTURES, figure3_markdown, figure3_rows
 
 P = TreeStructure.parse
 

@@ -49,7 +49,7 @@ def warn_numeric_typos(X) -> None:
         _warn(message)
 
 
-def register(app: typer.Typer, bench_app: typer.Typer) -> None:
+def register(app: typer.Typer) -> None:
     app.command("fit")(fit)
     app.command("predict")(predict)
     app.command("demo")(demo)
@@ -271,8 +271,8 @@ def demo(
     seed: SeedOption = 0,
 ):
     """The main job in a minute, on scikit-learn's bundled breast-cancer data."""
+    from treebound.cli._demo import run_demo
     from treebound.cli._notes import announce_compilation
-    from treebound.experiments.demo import run_demo
 
     announce_compilation(("growth", "prediction", "certificates", "bound pruning"),
                          background=("bound pruning", "certificates"))

@@ -1,4 +1,4 @@
-"""``treebound vcdim`` and ``treebound bench figure3``: the theory part of the command line."""
+"""``treebound vcdim``: the theory part of the command line."""
 
 from __future__ import annotations
 
@@ -27,8 +27,8 @@ def _count(text: str, option: str) -> int:
     return int(value)
 
 
-def register(app: typer.Typer, bench_app: typer.Typer) -> None:
-    """Add the theory commands to the main and the ``bench`` applications."""
+def register(app: typer.Typer) -> None:
+    """Add the theory commands to the ``treebound`` command."""
 
     @app.command("vcdim")
     def vcdim(
@@ -91,25 +91,3 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
         for name, value in rows:
             table.add_row(name, value)
         Console().print(table)
-
-    @bench_app.command("figure3")
-    def figure3(
-        output: Annotated[str, typer.Option(help="Markdown file to write.")] = "docs/vcdim.md",
-        features: Annotated[int, typer.Option("--features", "-l")] = 10,
-    ) -> None:
-        """Leboeuf et al. (2020) Figure 3: VC bounds of the first 11 tree shapes (writes markdown)."""
-        import shlex
-        import sys
-
-        from treebound.experiments.vcdim_table import write_figure3
-
-        if features < 1:
-            typer.echo(f"error: --features must be at least 1, got {features}", err=True)
-            raise typer.Exit(code=2)
-        try:
-            path = write_figure3(output, n_features=features,
-                                 command=shlex.join(["treebound", *sys.argv[1:]]))
-        except OSError as exc:
-            typer.echo(f"error: cannot write {output!r}: {exc}", err=True)
-            raise typer.Exit(code=2) from None
-        typer.echo(f"wrote {path}")

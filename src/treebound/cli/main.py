@@ -1,8 +1,8 @@
 """Entry point of the ``treebound`` command.
 
 Each area of the library keeps its commands in its own module under ``treebound.cli`` with a
-``register(app, bench_app)`` function; this file only assembles them, so areas never edit each
-other's command code. Modules import heavy dependencies inside the command bodies to keep
+``register(app)`` function; this file only assembles them, so areas never edit each other's
+command code. ``treebound bench`` mounts the lab of a checkout (``treebound.cli._bench``). Modules import heavy dependencies inside the command bodies to keep
 ``treebound --help`` fast, and call ``treebound.cli._notes.announce_compilation`` before work
 that needs compiled kernels (one line on a first run, nothing once they are cached).
 """
@@ -23,11 +23,6 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-bench_app = typer.Typer(
-    help="Reproduce the papers' experiments and benchmarks.",
-    no_args_is_help=True,
-)
-app.add_typer(bench_app, name="bench")
 
 
 @app.callback()
@@ -42,16 +37,13 @@ def _options(
     _notes.QUIET = quiet
 
 
-#: Modules that contribute commands (each defines ``register(app, bench_app)``).
+#: Modules that contribute commands (each defines ``register(app)``).
 COMMAND_MODULES: tuple[str, ...] = (
+    "treebound.cli._bench",
     "treebound.cli._certify",
     "treebound.cli._core",
-    "treebound.cli._dyadic",
-    "treebound.cli._mic",
-    "treebound.cli._peers",
-    "treebound.cli._pruning",
     "treebound.cli._theory",
 )
 
 for _name in COMMAND_MODULES:
-    importlib.import_module(_name).register(app, bench_app)
+    importlib.import_module(_name).register(app)

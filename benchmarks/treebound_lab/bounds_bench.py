@@ -18,8 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
-from treebound.experiments.provenance import results_header
 from treebound.theory import PartitioningCache, TreeStructure, log_growth_function_upper_bound
+from treebound_lab.provenance import results_header
 
 __all__ = ["TITLE", "balanced", "collapse_candidates", "compile_seconds", "run_bounds_benchmark",
            "sklearn_structure", "time_cold"]

@@ -9,7 +9,7 @@ taken as real-valued as in the paper, then prune the *same* grown tree with ever
 * ``ccp_cv`` / ``ccp_cv_1se`` — CART cost-complexity, 10-fold CV, min-error and 1-SE rules
   (one cross-validation gives both);
 * ``ccp_cv_paper`` — the paper's "CART" column: its reference code's CART-CV
-  (:mod:`treebound.experiments.paper_cart`), kept to explain the paper's CART numbers;
+  (:mod:`treebound_lab.paper_cart`), kept to explain the paper's CART numbers;
 * ``mcart_cv`` — M-CART;
 * ``bound`` — Algorithm 3 with treebound's defaults (tight bound, ``r = 2^-13.7``, delta 0.05);
 * ``bound_paper`` — Algorithm 3 as the paper's code ran it (``loose_paper``, ``r = 2^-13.1``);
@@ -25,7 +25,7 @@ without setting anything,
 * ``defaults`` — ``DecisionTreeClassifier(pruning="bound")``, no other argument (the library's
   default growth, leaf budget, criterion and bound; features typed as the loader gives them);
 * ``sklearn_ccp_cv`` — scikit-learn's CART grown to purity, ``ccp_alpha`` by 10-fold CV
-  (:class:`treebound.experiments.dyadic.CartCostComplexityCV`), the usual tuned baseline;
+  (:class:`treebound_lab.dyadic.CartCostComplexityCV`), the usual tuned baseline;
 
 and times the whole fit (``fit_seconds``).
 """
@@ -108,7 +108,7 @@ def run_defaults_split(task: SplitTask, X_tr, X_te, y_tr, y_te) -> list[dict]:
     """The ``defaults`` protocol: whole fits of the no-argument classifier and of scikit-learn
     CART + CCP CV; one row per model."""
     from treebound import DecisionTreeClassifier
-    from treebound.experiments.dyadic import CartCostComplexityCV
+    from treebound_lab.dyadic import CartCostComplexityCV
 
     makers = {"defaults": lambda: DecisionTreeClassifier(pruning="bound"),
               "sklearn_ccp_cv": lambda: CartCostComplexityCV(random_state=task.seed)}
@@ -168,9 +168,9 @@ def run_split(task: SplitTask) -> list[dict]:
                 mask[result.info["collapsed_1se"]] = True
                 rows.append(row("ccp_cv_1se", grown.tree_.collapse(mask)[0], wall, cpu))
     if "ccp_cv_paper" in models:
-        from treebound.experiments.paper_cart import paper_cart_cv
         from treebound.tree._classes import growth_settings
         from treebound.tree._fit import regrow_function
+        from treebound_lab.paper_cart import paper_cart_cv
 
         X_enc = grown.encode(X_tr)
         y_enc = np.searchsorted(grown.classes_, y_tr).astype(np.int32)
@@ -203,7 +203,7 @@ def default_datasets(data_dir, max_rows: int = 10_000) -> list[str]:
     """Datasets of ``data_dir`` with at most ``max_rows`` rows (counted without loading)."""
     import gzip
 
-    from treebound.experiments.datasets import available_datasets
+    from treebound_lab.datasets import available_datasets
 
     names = []
     for name in available_datasets(data_dir):
@@ -224,10 +224,10 @@ def run_benchmark(data_dir, *, datasets=None, n_splits=25, max_leaves=40,
     """Run the grid (resumable through ``out_csv``), then write the Markdown page and plot."""
     from pathlib import Path
 
-    from treebound.experiments.datasets import load_dataset
-    from treebound.experiments.grid import append_rows, read_rows, run_grid
-    from treebound.experiments.provenance import results_header
-    from treebound.experiments.pruning_report import TITLE, plot_accuracy, write_pruning_markdown
+    from treebound_lab.datasets import load_dataset
+    from treebound_lab.grid import append_rows, read_rows, run_grid
+    from treebound_lab.provenance import results_header
+    from treebound_lab.pruning_report import TITLE, plot_accuracy, write_pruning_markdown
 
     # the provenance of the code that runs, taken before the (long) run
     header = results_header(TITLE, command)

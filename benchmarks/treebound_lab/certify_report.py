@@ -8,8 +8,8 @@ from pathlib import Path
 
 import numpy as np
 
-from treebound.experiments.certify_bench import CERTIFICATE_COLUMNS, DELTA
-from treebound.experiments.provenance import results_header
+from treebound_lab.certify_bench import CERTIFICATE_COLUMNS, DELTA
+from treebound_lab.provenance import results_header
 
 __all__ = ["plot_certificates", "summarize", "write_certify_markdown"]
 

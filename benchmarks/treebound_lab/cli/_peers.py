@@ -6,10 +6,10 @@ from typing import Annotated
 
 import typer
 
-from treebound.cli._core import _fail
+from treebound_lab.cli._common import fail as _fail
 
 
-def register(app: typer.Typer, bench_app: typer.Typer) -> None:
+def register(bench_app: typer.Typer) -> None:
     bench_app.command("peers")(bench_peers)
 
 
@@ -47,7 +47,7 @@ def bench_peers(
     import shlex
     import sys
 
-    from treebound.experiments.peers_bench import MODELS, run_benchmark
+    from treebound_lab.peers_bench import MODELS, run_benchmark
 
     names = [n.strip() for n in datasets.split(",") if n.strip()] if datasets else None
     chosen = tuple(m.strip() for m in models.split(",") if m.strip()) if models else MODELS

@@ -19,7 +19,7 @@ grown in ``top_down`` order with each candidate leaf budget (plus the paper's 40
 CV over candidate grids, for candidate resolution rules, on low-dimensional (d <= 5) tuning
 sets, beside the same CART reference.
 
-The dyadic part lives in :mod:`treebound.experiments.defaults_tuning_dyadic`.
+The dyadic part lives in :mod:`treebound_lab.defaults_tuning_dyadic`.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from treebound.experiments.provenance import results_header
+from treebound_lab.provenance import results_header
 
 __all__ = ["BOUND_SIZES", "BOUND_SPLITS", "BOUND_TUNING", "BOUND_TITLE", "bound_report",
            "budget_rules", "run_bound", "run_tuning", "subsample"]
@@ -76,8 +76,8 @@ def run_bound(data_dir, names, sizes, n_splits, echo=print):
     from sklearn.model_selection import train_test_split
 
     from treebound import DecisionTreeClassifier
-    from treebound.experiments.datasets import load_dataset
-    from treebound.experiments.dyadic import CartCostComplexityCV
+    from treebound_lab.datasets import load_dataset
+    from treebound_lab.dyadic import CartCostComplexityCV
 
     rules = budget_rules()
     rows = []
@@ -110,7 +110,7 @@ def run_bound(data_dir, names, sizes, n_splits, echo=print):
 
 
 def bound_report(rows, seconds, header) -> str:
-    """The page of the bound part: ``header`` (:func:`~treebound.experiments.provenance.
+    """The page of the bound part: ``header`` (:func:`~treebound_lab.provenance.
     results_header`), the protocol and the tables."""
     reference = "sklearn CART + CCP CV"
     models = list(dict.fromkeys(r[3] for r in rows))
@@ -167,7 +167,7 @@ def bound_report(rows, seconds, header) -> str:
 
 def run_tuning(data_dir, part: str, out, *, command=None, echo=print) -> str:
     """Run one part (``"bound"`` or ``"dyadic"``), write its page to ``out``, return the text."""
-    from treebound.experiments import defaults_tuning_dyadic
+    from treebound_lab import defaults_tuning_dyadic
 
     titles = {"bound": BOUND_TITLE, "dyadic": defaults_tuning_dyadic.TITLE}
     if part not in titles:

@@ -15,12 +15,12 @@ import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
-from treebound.experiments.machine import machine_description
+from treebound_lab.machine import machine_description
 
 __all__ = ["command_line", "current_commit", "results_header"]
 
-#: The checkout treebound runs from (``src/treebound/experiments`` -> the repository root).
-_ROOT = Path(__file__).resolve().parents[3]
+#: The checkout the lab sits in (``benchmarks/treebound_lab`` -> the repository root).
+_ROOT = Path(__file__).resolve().parents[2]
 _SRC = _ROOT / "src"
 
 

@@ -15,7 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from treebound.experiments.provenance import results_header
+from treebound_lab.provenance import results_header
 
 __all__ = ["CONFIGS", "run_one", "run_scale_benchmark"]
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from treebound.experiments.provenance import results_header
+from treebound_lab.provenance import results_header
 
 __all__ = ["SEARCHES", "TITLE", "run_bound_search_benchmark", "time_dataset"]
 
@@ -66,8 +66,8 @@ def time_dataset(data, n_splits: int, max_leaves: int = 40) -> list[dict]:
 def run_bound_search_benchmark(data_dir, out, *, datasets=None, n_splits=25, command=None,
                                echo=print) -> str:
     """Time both searches on every dataset, write the page to ``out`` and return its text."""
-    from treebound.experiments.datasets import load_dataset
-    from treebound.experiments.pruning_bench import default_datasets
+    from treebound_lab.datasets import load_dataset
+    from treebound_lab.pruning_bench import default_datasets
 
     header = results_header(TITLE, command)  # before the run: the load it starts under
     names = list(datasets) if datasets else default_datasets(data_dir) + ["segmentation@210"]

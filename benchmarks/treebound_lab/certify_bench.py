@@ -121,7 +121,7 @@ def run_split(task: CertifyTask) -> list[dict]:
 def default_datasets(data_dir) -> list[str]:
     """The 21 datasets of ``bench pruning``: every shared dataset with at most 10,000 rows,
     plus ``segmentation@210`` (the size Leboeuf et al. used)."""
-    from treebound.experiments.pruning_bench import default_datasets as pruning_datasets
+    from treebound_lab.pruning_bench import default_datasets as pruning_datasets
 
     names = pruning_datasets(data_dir)
     if "segmentation" in names:
@@ -136,10 +136,10 @@ def run_benchmark(data_dir, *, datasets=None, n_splits=25, models=MODELS, jobs=1
     (``report_only``: run nothing, rewrite them from the CSV)."""
     from pathlib import Path
 
-    from treebound.experiments.certify_report import plot_certificates, write_certify_markdown
-    from treebound.experiments.datasets import load_dataset
-    from treebound.experiments.grid import append_rows, read_rows, run_grid
-    from treebound.experiments.provenance import current_commit, results_header
+    from treebound_lab.certify_report import plot_certificates, write_certify_markdown
+    from treebound_lab.datasets import load_dataset
+    from treebound_lab.grid import append_rows, read_rows, run_grid
+    from treebound_lab.provenance import current_commit, results_header
 
     # the provenance of the code that runs, taken before the (long) run
     header = results_header("Certificates of fitted trees against their test error", command)

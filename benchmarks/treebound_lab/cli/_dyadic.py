@@ -15,7 +15,7 @@ def _names(values: list[str] | None) -> list[str] | None:
     return [name.strip() for value in values for name in value.split(",") if name.strip()]
 
 
-def register(app: typer.Typer, bench_app: typer.Typer) -> None:
+def register(bench_app: typer.Typer) -> None:
     """Add ``bench dyadic`` to the ``treebound`` command."""
 
     @bench_app.command("dyadic")
@@ -60,7 +60,7 @@ def _run(data_dir: Path, datasets, models, speed: bool, out: Path | None) -> Non
     from rich.table import Table
 
     from treebound.cli._notes import announce_compilation
-    from treebound.experiments.dyadic import (
+    from treebound_lab.dyadic import (
         DATASETS,
         DEFAULT_DATASETS,
         DEFAULT_MODELS,
@@ -82,8 +82,8 @@ def _run(data_dir: Path, datasets, models, speed: bool, out: Path | None) -> Non
         import shlex
         import sys
 
-        from treebound.experiments.dyadic_report import TITLE
-        from treebound.experiments.provenance import results_header
+        from treebound_lab.dyadic_report import TITLE
+        from treebound_lab.provenance import results_header
 
         header = results_header(TITLE, shlex.join(["treebound", *sys.argv[1:]]))
     console = Console()

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from treebound.experiments.peers_bench import (
+from treebound_lab.peers_bench import (
     DDT_MAX_FEATURES,
     DELTA,
     GOSDT_DEPTH_BUDGET,
@@ -19,7 +19,7 @@ from treebound.experiments.peers_bench import (
     STREED_DEPTHS,
     STREED_THRESHOLDS,
 )
-from treebound.experiments.provenance import results_header
+from treebound_lab.provenance import results_header
 
 __all__ = ["plot_peers", "summarize", "write_peers_markdown"]
 

@@ -335,11 +335,11 @@ def run_benchmark(data_dir, *, datasets=None, n_splits=10, models=MODELS, n_fold
     (``report_only``: only rewrite them from the runs already in the CSV)."""
     from pathlib import Path
 
-    from treebound.experiments.certify_bench import default_datasets
-    from treebound.experiments.datasets import load_dataset
-    from treebound.experiments.grid import append_rows, read_rows, run_grid
-    from treebound.experiments.peers_report import plot_peers, write_peers_markdown
-    from treebound.experiments.provenance import current_commit, results_header
+    from treebound_lab.certify_bench import default_datasets
+    from treebound_lab.datasets import load_dataset
+    from treebound_lab.grid import append_rows, read_rows, run_grid
+    from treebound_lab.peers_report import plot_peers, write_peers_markdown
+    from treebound_lab.provenance import current_commit, results_header
 
     # the provenance of the code that runs, taken before the (long) run
     header = results_header("Against the alternatives: optimal sparse trees and scikit-learn, "

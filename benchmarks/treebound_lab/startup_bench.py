@@ -28,14 +28,14 @@ import tempfile
 import time
 from pathlib import Path
 
-from treebound.experiments.provenance import results_header
+from treebound_lab.provenance import results_header
 
 __all__ = ["ENTRIES", "TITLE", "exported_commit", "git_commit", "measure", "run_entry",
            "run_startup_benchmark", "time_import", "to_markdown"]
 
 TITLE = "Start-up time: import, first calls, kernel compilation"
 #: The checkout treebound runs from.
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[2]
 
 # Registered in every measured process: adds up numba's top-level compile CPU time and keeps
 # the running total in a file, which the parent reads when the entry point is done.
@@ -185,7 +185,7 @@ def git_commit(path: Path) -> str:
 
 def to_markdown(runs: list[tuple[str, str, dict]], entries, header: list[str],
                 loads: tuple[str, str], repeats: int) -> str:
-    """The page: ``header`` (:func:`~treebound.experiments.provenance.results_header`), then
+    """The page: ``header`` (:func:`~treebound_lab.provenance.results_header`), then
     one column group per checkout (``runs``: label, description, measurements)."""
     out = list(header) + [
         f"Load average (1, 5, 15 min) before the run: {loads[0]}; after: {loads[1]} (2 cores "

@@ -1,6 +1,6 @@
 """The results page of the dyadic-tree benchmark (``benchmarks/bench_dyadic.py``).
 
-Runs the experiments behind ``treebound bench dyadic --speed`` (:mod:`treebound.experiments.dyadic`)
+Runs the experiments behind ``treebound bench dyadic --speed`` (:mod:`treebound_lab.dyadic`)
 and writes accuracy, leaves and fit time per dataset and model, sentences computed from them, and
 the issue's speed targets.
 """
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from treebound.experiments.dyadic import (
+from treebound_lab.dyadic import (
     DATASETS,
     DEFAULT_DATASETS,
     DEFAULT_MODELS,
@@ -25,7 +25,7 @@ from treebound.experiments.dyadic import (
     run_benchmark,
     speed_targets,
 )
-from treebound.experiments.provenance import results_header
+from treebound_lab.provenance import results_header
 
 __all__ = ["TITLE", "findings", "run_dyadic_report", "write_report"]
 
@@ -103,7 +103,7 @@ def findings(results) -> list[str]:
 
 
 def write_report(results, rows, speed, seconds: float, header) -> str:
-    """The page: ``header`` (:func:`~treebound.experiments.provenance.results_header`), the
+    """The page: ``header`` (:func:`~treebound_lab.provenance.results_header`), the
     protocol, the findings and the tables."""
     datasets = "\n".join(
         f"- {d.label}: {d.note}" for d in (DATASETS[name] for name in DEFAULT_DATASETS) if d.note)

@@ -110,11 +110,11 @@ TITLE = "SRM pruning: Yıldız (2015) Tables 1–2 protocol"
 
 def write_srm_markdown(rows, path, reference_dir=None, header=None) -> str:
     """Write the results page and return its text (``header``: the provenance lines of
-    :func:`~treebound.experiments.provenance.results_header`, taken before the run; default:
+    :func:`~treebound_lab.provenance.results_header`, taken before the run; default:
     now)."""
     from collections import defaultdict
 
-    from treebound.experiments.provenance import results_header
+    from treebound_lab.provenance import results_header
 
     paper = _paper(reference_dir)
     groups = defaultdict(lambda: defaultdict(list))
@@ -172,9 +172,9 @@ def run_srm_benchmark(data_dir, *, datasets=None, repetitions=10, split_kinds=SP
                       out_csv=None, reference_dir=None, command=None, echo=print):
     """Run the 10 x 10-fold grid (resumable through ``out_csv``) and write the page
     (``command``: the command line named in its header)."""
-    from treebound.experiments.datasets import load_dataset
-    from treebound.experiments.grid import append_rows, read_rows, run_grid
-    from treebound.experiments.provenance import results_header
+    from treebound_lab.datasets import load_dataset
+    from treebound_lab.grid import append_rows, read_rows, run_grid
+    from treebound_lab.provenance import results_header
 
     # the provenance of the code that runs, taken before the (long) run
     header = results_header(TITLE, command)

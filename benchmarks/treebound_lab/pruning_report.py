@@ -9,8 +9,8 @@ from pathlib import Path
 
 import numpy as np
 
-from treebound.experiments.machine import machine_description as _machine_description
-from treebound.experiments.provenance import results_header
+from treebound_lab.machine import machine_description as _machine_description
+from treebound_lab.provenance import results_header
 
 __all__ = ["PAPER_NAMES", "TITLE", "aggregate", "plot_accuracy", "read_paper_table",
            "write_pruning_markdown"]
@@ -44,7 +44,7 @@ NOTES = [
 ]
 NUMERIC = ("train_acc", "test_acc", "n_leaves", "height", "prune_seconds", "prune_cpu_seconds",
            "bound", "fit_seconds")
-#: Models of the ``defaults`` protocol (``treebound.experiments.pruning_bench.DEFAULTS_MODELS``).
+#: Models of the ``defaults`` protocol (``treebound_lab.pruning_bench.DEFAULTS_MODELS``).
 DEFAULTS_MODELS = ("defaults", "sklearn_ccp_cv")
 #: How the library default of bound pruning was chosen (so that the table below is honest).
 DEFAULTS_PROTOCOL = (
@@ -58,7 +58,7 @@ DEFAULTS_PROTOCOL = (
 
 def machine_description() -> str:
     """Kept only for ``benchmarks/bench_pruning_large.py`` until it writes its header with
-    :func:`treebound.experiments.provenance.results_header`; results files use that."""
+    :func:`treebound_lab.provenance.results_header`; results files use that."""
     return _machine_description(load=True)
 
 
@@ -100,7 +100,7 @@ def _ms(values, digits=3):
 def write_pruning_markdown(rows, path, *, paper_csv=None, models, settings: dict,
                            header=None) -> str:
     """Write the results page and return its text (``header``: the provenance lines of
-    :func:`~treebound.experiments.provenance.results_header`, taken before the run; default:
+    :func:`~treebound_lab.provenance.results_header`, taken before the run; default:
     now)."""
     groups = aggregate(rows)
     paper = read_paper_table(paper_csv) if paper_csv else {}

@@ -16,6 +16,7 @@ Three parts, one page, one provenance header:
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -25,7 +26,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from treebound.experiments.mic import (
+from treebound.mic import ProductDistribution, ReadOnceDNF
+from treebound_lab.mic import (
     FAR_FROM_OPTIMAL,
     NEAR_OPTIMAL,
     POLICY_LABELS,
@@ -33,12 +35,11 @@ from treebound.experiments.mic import (
     figure4_panel,
     plot_mic_histograms,
 )
-from treebound.experiments.mic_finite_sample import (
+from treebound_lab.mic_finite_sample import (
     FINITE_SAMPLE_DISTRIBUTIONS,
     FiniteSampleExperiment,
 )
-from treebound.experiments.provenance import results_header
-from treebound.mic import ProductDistribution, ReadOnceDNF
+from treebound_lab.provenance import results_header
 
 __all__ = ["TITLE", "finite_sample_section", "population_section", "run_mic_report"]
 
@@ -46,15 +47,20 @@ TITLE = "MIC of TopDown vs BestFirst (Brutzkus, Daniely & Malach 2020)"
 TIE_BREAK_SUFFIX = {"least_probable": "", "most_probable": "_most_probable"}
 
 
+def bench_mic(*args: str) -> None:
+    """Run ``treebound bench mic ARGS`` in a new process that finds this lab."""
+    lab = str(Path(__file__).resolve().parents[1])
+    path = os.pathsep.join(filter(None, (lab, os.environ.get("PYTHONPATH"))))
+    subprocess.run([sys.executable, "-m", "treebound.cli", "bench", "mic", *args], check=True,
+                   env={**os.environ, "PYTHONPATH": path})
+
+
 def run_sweeps(t_max: int, jobs: int, work_dir: Path) -> dict[str, float]:
     seconds = {}
     for name in SWEEPS:
-        command = [
-            sys.executable, "-m", "treebound.cli", "bench", "mic", "--sweep", name,
-            "--t-max", str(t_max), "--jobs", str(jobs), "--out", str(work_dir),
-        ]
         start = time.perf_counter()
-        subprocess.run(command, check=True)
+        bench_mic("--sweep", name, "--t-max", str(t_max), "--jobs", str(jobs), "--out",
+                  str(work_dir))
         seconds[name] = time.perf_counter() - start
     return seconds
 
@@ -206,12 +212,8 @@ def run_finite_sample_part(results_dir: Path, *, jobs: int, work_dir: Path) -> s
     """Run ``treebound bench mic --finite-sample``, copy its CSVs and Figure 5 into
     ``results_dir`` and return the section."""
     out = work_dir / "finite-sample"
-    command = [
-        sys.executable, "-m", "treebound.cli", "bench", "mic", "--finite-sample",
-        "--jobs", str(jobs), "--out", str(out),
-    ]
     start = time.perf_counter()
-    subprocess.run(command, check=True)
+    bench_mic("--finite-sample", "--jobs", str(jobs), "--out", str(out))
     wall = time.perf_counter() - start
     for name in FINITE_SAMPLE_FILES:
         shutil.copyfile(out / name, results_dir / name)

@@ -10,14 +10,14 @@ import typer
 
 
 class Sweep(StrEnum):
-    """Names of ``treebound.experiments.mic.SWEEPS`` (spelled out so ``--help`` stays light)."""
+    """Names of ``treebound_lab.mic.SWEEPS`` (spelled out so ``--help`` stays light)."""
 
     uniform = "uniform"
     p03_07 = "p0.3-0.7"
     p04_06 = "p0.4-0.6"
 
 
-def register(app: typer.Typer, bench_app: typer.Typer) -> None:
+def register(bench_app: typer.Typer) -> None:
     """Add ``bench mic`` to the ``treebound`` command."""
 
     @bench_app.command("mic")
@@ -115,7 +115,7 @@ def _population_sweep(sweep: str, t_max: int, jobs: int, out: Path) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    from treebound.experiments.mic import run_population_sweep, write_sweep_outputs
+    from treebound_lab.mic import run_population_sweep, write_sweep_outputs
 
     console = Console()
     result = run_population_sweep(sweep, t_max, jobs=jobs, progress=True)
@@ -157,7 +157,7 @@ def _finite_sample(
     from rich.console import Console
     from rich.table import Table
 
-    from treebound.experiments.mic_finite_sample import (
+    from treebound_lab.mic_finite_sample import (
         PAPER_TERM_SIZES,
         PAPER_TRAIN_SIZES,
         FiniteSampleExperiment,

@@ -48,9 +48,9 @@ def resolution_rules():
 def _splits(data_dir):
     from sklearn.model_selection import train_test_split
 
-    from treebound.experiments.datasets import load_dataset
-    from treebound.experiments.defaults_tuning import subsample
-    from treebound.experiments.dyadic import smooth_boundary
+    from treebound_lab.datasets import load_dataset
+    from treebound_lab.defaults_tuning import subsample
+    from treebound_lab.dyadic import smooth_boundary
 
     for label, (file, features, rows) in DYADIC_TUNING.items():
         data = load_dataset(data_dir, file)
@@ -70,7 +70,7 @@ def _splits(data_dir):
 def run_dyadic(data_dir, echo=print):
     """Rows ``(dataset, split, model, accuracy, leaves, seconds, L, scale)``."""
     from treebound import DyadicTreeClassifier
-    from treebound.experiments.dyadic import CartCostComplexityCV
+    from treebound_lab.dyadic import CartCostComplexityCV
 
     DyadicTreeClassifier().fit(np.random.default_rng(0).uniform(size=(60, 2)),
                                np.arange(60) % 2)  # compile the kernels before timing
@@ -100,7 +100,7 @@ def run_dyadic(data_dir, echo=print):
 
 
 def dyadic_report(rows, seconds, header) -> str:
-    """The page of the dyadic part: ``header`` (:func:`~treebound.experiments.provenance.
+    """The page of the dyadic part: ``header`` (:func:`~treebound_lab.provenance.
     results_header`), the protocol and the tables."""
     reference = "sklearn CART + CCP CV"
     models = list(dict.fromkeys(r[2] for r in rows))

@@ -1,5 +1,5 @@
 """What machine an experiment ran on (one description everywhere; results files show it through
-:func:`treebound.experiments.provenance.results_header`)."""
+:func:`treebound_lab.provenance.results_header`)."""
 
 from __future__ import annotations
 

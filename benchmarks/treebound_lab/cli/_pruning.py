@@ -19,7 +19,7 @@ def _reference_dir(data_dir: str, reference: str | None) -> Path | None:
     return path if path.is_dir() else None
 
 
-def register(app: typer.Typer, bench_app: typer.Typer) -> None:
+def register(bench_app: typer.Typer) -> None:
     """Add ``bench pruning`` and ``bench srm`` to the ``treebound`` command."""
 
     @bench_app.command("pruning")
@@ -60,7 +60,7 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
         import shlex
         import sys
 
-        from treebound.experiments.pruning_bench import MODELS, run_benchmark
+        from treebound_lab.pruning_bench import MODELS, run_benchmark
 
         ref = _reference_dir(data_dir, reference)
         paper_csv = ref / "leboeuf2020_table1_test_accuracy.csv" if ref else None
@@ -99,7 +99,7 @@ def register(app: typer.Typer, bench_app: typer.Typer) -> None:
         import shlex
         import sys
 
-        from treebound.experiments.srm_bench import run_srm_benchmark
+        from treebound_lab.srm_bench import run_srm_benchmark
 
         try:
             run_srm_benchmark(data_dir, datasets=_split_names(datasets),

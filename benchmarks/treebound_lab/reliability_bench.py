@@ -17,7 +17,7 @@ import tempfile
 import textwrap
 from pathlib import Path
 
-from treebound.experiments.provenance import results_header
+from treebound_lab.provenance import results_header
 
 __all__ = ["CASES", "TITLE", "run_case", "run_reliability_benchmark"]
 

@@ -1,16 +1,13 @@
 """Reproduction of Leboeuf et al. (2020), appendix D, Figure 3: lower and upper bounds on the VC
 dimension of the first 11 non-equivalent binary tree structures for ``ell = 10`` real features.
 
-Run ``treebound bench figure3`` (or ``python -m treebound.experiments.vcdim_table [PATH]``) to
-regenerate ``docs/vcdim.md``; its header names the command, commit, machine and date.
+Run ``treebound bench figure3`` from a checkout to regenerate ``docs/vcdim.md``; its header names the command, commit, machine and date.
 """
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
-from treebound.experiments.provenance import results_header
 from treebound.theory import (
     PartitioningCache,
     TreeStructure,
@@ -18,6 +15,7 @@ from treebound.theory import (
     vcdim_lower_bound,
     vcdim_upper_bound,
 )
+from treebound_lab.provenance import results_header
 
 #: The 11 shapes of Figure 3, in the paper's order (its reference code's ``tree1 .. tree11``).
 FIGURE3_STRUCTURES = (
@@ -95,7 +93,3 @@ def write_figure3(path="docs/vcdim.md", n_features: int = 10, command: str | Non
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(figure3_markdown(n_features, command), encoding="utf-8")
     return path
-
-
-if __name__ == "__main__":  # pragma: no cover
-    print(write_figure3(sys.argv[1] if len(sys.argv) > 1 else "docs/vcdim.md"))

@@ -1,1 +1,0 @@
-"""treebound.experiments."""
