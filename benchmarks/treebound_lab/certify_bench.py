@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["CERTIFICATE_COLUMNS", "MODELS", "RUN_FIELDS", "CertifyTask", "run_benchmark",
+__all__ = ["CERTIFICATE_COLUMNS", "MODELS", "RUN_FIELDS", "CertifyTask", "default_datasets",
            "run_split"]
 
 MODELS = ("bound", "ccp_cv", "sklearn_cart_cv", "bound_hti", "bound_compression")
@@ -127,53 +127,3 @@ def default_datasets(data_dir) -> list[str]:
     if "segmentation" in names:
         names.append("segmentation@210")
     return names
-
-
-def run_benchmark(data_dir, *, datasets=None, n_splits=25, models=MODELS, jobs=1, resume=False,
-                  report_only=False, out_md="benchmarks/results/certify.md", out_csv=None,
-                  plot=None, command=None, echo=print):
-    """Run the grid (resumable through ``out_csv``), write the Markdown page and the plot
-    (``report_only``: run nothing, rewrite them from the CSV)."""
-    from pathlib import Path
-
-    from treebound_lab.certify_report import plot_certificates, write_certify_markdown
-    from treebound_lab.datasets import load_dataset
-    from treebound_lab.grid import append_rows, read_rows, run_grid
-    from treebound_lab.provenance import current_commit, results_header
-
-    # the provenance of the code that runs, taken before the (long) run
-    header = results_header("Certificates of fitted trees against their test error", command)
-
-    out_csv = Path(out_csv) if out_csv else Path(out_md).with_suffix(".csv")
-    names = list(datasets) if datasets else default_datasets(data_dir)
-    if not names:
-        raise ValueError(f"no dataset to run in {data_dir}")
-    unknown = sorted(set(models) - set(MODELS))
-    if unknown:
-        raise ValueError(f"unknown models {unknown}: expected some of {MODELS}")
-    if not report_only:
-        # the data first: a wrong --data-dir must fail before the results of an earlier run go
-        loaded = {name: load_dataset(data_dir, name) for name in names}
-        previous = read_rows(out_csv) if resume else []
-        if not resume and out_csv.exists():
-            out_csv.unlink()
-        done = {(r["dataset"], int(r["split"])) for r in previous}
-        commit = current_commit()
-        tasks = []
-        for name in names:
-            data = loaded[name]
-            tasks.extend(CertifyTask(name, i, data.X, data.y, tuple(models), commit=commit)
-                         for i in range(n_splits) if (name, i) not in done)
-        echo(f"{len(tasks)} splits to run ({len(done)} already in {out_csv})")
-        run_grid(run_split, tasks, jobs=jobs,
-                 on_result=lambda rows: append_rows(out_csv, rows, RUN_FIELDS),
-                 description="certify bench")
-    elif not out_csv.is_file():
-        raise ValueError(f"--report-only needs the runs of an earlier run in {out_csv}")
-    rows = [r for r in read_rows(out_csv) if r["dataset"] in names and int(r["split"]) < n_splits
-            and r["model"] in models]
-    write_certify_markdown(rows, out_md, names=names, models=models, n_splits=n_splits,
-                           header=header)
-    if plot:
-        plot_certificates(rows, plot, models=models)
-    return rows

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["Dataset", "available_datasets", "load_dataset", "read_feature_types"]
+__all__ = ["Dataset", "available_datasets", "load_dataset", "read_feature_types", "subsample"]
 
 #: Feature types of the metadata files that are discrete (nominal) rather than real-valued.
 DISCRETE_TYPES = ("categorical", "binary", "nominal", "ordinal")
@@ -114,3 +114,16 @@ def load_dataset(data_dir, name: str) -> Dataset:
     types = dict(read_feature_types(meta)) if meta.is_file() else {}
     feature_types = tuple(types.get(n, "unknown") for n in names)
     return Dataset(name, X, y.astype(np.int64), names, feature_types)
+
+
+def subsample(X, y, n, seed):
+    """A stratified random subsample of ``n`` rows (all rows if there are fewer)."""
+    from sklearn.model_selection import train_test_split
+
+    if n >= len(y):
+        return X, y
+    counts = np.bincount(y)
+    stratify = y if counts[counts > 0].min() >= 2 else None
+    idx, _ = train_test_split(np.arange(len(y)), train_size=n, random_state=seed,
+                              stratify=stratify)
+    return X[idx], y[idx]

@@ -33,7 +33,7 @@ import numpy as np
 from treebound_lab.provenance import results_header
 
 __all__ = ["BOUND_SIZES", "BOUND_SPLITS", "BOUND_TUNING", "BOUND_TITLE", "bound_report",
-           "budget_rules", "run_bound", "run_tuning", "subsample"]
+           "budget_rules", "run_bound", "run_tuning"]
 
 BOUND_TITLE = "Tuning the bound-pruning defaults (tuning data only)"
 #: Tuning datasets of the bound-pruning defaults: none is among the 21 of bench pruning.
@@ -52,19 +52,6 @@ def budget_rules():
     }
 
 
-def subsample(X, y, n, seed):
-    """A stratified random subsample of ``n`` rows (all rows if there are fewer)."""
-    from sklearn.model_selection import train_test_split
-
-    if n >= len(y):
-        return X, y
-    counts = np.bincount(y)
-    stratify = y if counts[counts > 0].min() >= 2 else None
-    idx, _ = train_test_split(np.arange(len(y)), train_size=n, random_state=seed,
-                              stratify=stratify)
-    return X[idx], y[idx]
-
-
 def _timed_fit(model, X, y):
     start = time.perf_counter()
     model.fit(X, y)
@@ -76,7 +63,7 @@ def run_bound(data_dir, names, sizes, n_splits, echo=print):
     from sklearn.model_selection import train_test_split
 
     from treebound import DecisionTreeClassifier
-    from treebound_lab.datasets import load_dataset
+    from treebound_lab.datasets import load_dataset, subsample
     from treebound_lab.dyadic import CartCostComplexityCV
 
     rules = budget_rules()

@@ -48,8 +48,7 @@ def resolution_rules():
 def _splits(data_dir):
     from sklearn.model_selection import train_test_split
 
-    from treebound_lab.datasets import load_dataset
-    from treebound_lab.defaults_tuning import subsample
+    from treebound_lab.datasets import load_dataset, subsample
     from treebound_lab.dyadic import smooth_boundary
 
     for label, (file, features, rows) in DYADIC_TUNING.items():

@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["DDT_MAX_FEATURES", "MODELS", "PEERS", "RUN_FIELDS", "PeersTask", "run_benchmark",
+__all__ = ["DDT_MAX_FEATURES", "MODELS", "PEERS", "RUN_FIELDS", "PeersTask", "missing_extras",
            "run_split"]
 
 MODELS = ("bound", "ccp_cv", "ddt", "sklearn_cart_cv", "streed_cv", "gosdt_cv")
@@ -327,71 +327,9 @@ def run_split(task: PeersTask) -> list[dict]:
     return rows
 
 
-def run_benchmark(data_dir, *, datasets=None, n_splits=10, models=MODELS, n_folds=10,
-                  streed_time_limit=2.0, gosdt_time_limit=2, jobs=1, resume=False,
-                  report_only=False, out_md="benchmarks/results/peers.md", out_csv=None,
-                  plot=None, command=None, echo=print):
-    """Run the grid (resumable through ``out_csv``), write the Markdown page and the plot
-    (``report_only``: only rewrite them from the runs already in the CSV)."""
-    from pathlib import Path
-
-    from treebound_lab.certify_bench import default_datasets
-    from treebound_lab.datasets import load_dataset
-    from treebound_lab.grid import append_rows, read_rows, run_grid
-    from treebound_lab.peers_report import plot_peers, write_peers_markdown
-    from treebound_lab.provenance import current_commit, results_header
-
-    # the provenance of the code that runs, taken before the (long) run
-    header = results_header("Against the alternatives: optimal sparse trees and scikit-learn, "
-                            "each with its certificate", command)
-    unknown = sorted(set(models) - set(MODELS))
-    if unknown:
-        raise ValueError(f"unknown models {unknown}: expected some of {MODELS}")
-    missing = [m for m, module in (("streed_cv", "pystreed"), ("gosdt_cv", "gosdt"))
-               if m in models and not _importable(module)]
-    if missing:
-        raise ImportError(f"models {missing} need the bench extra: pip install "
-                          "'treebound[bench]'")
-    out_csv = Path(out_csv) if out_csv else Path(out_md).with_suffix(".csv")
-    names = list(datasets) if datasets else default_datasets(data_dir)
-    if not names:
-        raise ValueError(f"no dataset to run in {data_dir}")
-    previous = read_rows(out_csv) if resume or report_only else []
-    if not (resume or report_only) and out_csv.exists():
-        out_csv.unlink()
-    done = {(r["dataset"], int(r["split"])) for r in previous}
-    loaded = {name: load_dataset(data_dir, name) for name in names}
-    # split by split over the datasets, so that an interrupted run covers every dataset
-    commit = current_commit()
-    tasks = [PeersTask(name, i, loaded[name].X, loaded[name].y, tuple(models), n_folds,
-                       streed_time_limit, gosdt_time_limit, commit)
-             for i in range(n_splits) for name in names
-             if (name, i) not in done and not report_only]
-    echo(f"{len(tasks)} splits to run ({len(done)} already in {out_csv})")
-    run_grid(run_split, tasks, jobs=jobs,
-             on_result=lambda rows: append_rows(out_csv, rows, RUN_FIELDS),
-             description="peers bench")
-    rows = [r for r in read_rows(out_csv) if r["dataset"] in names and int(r["split"]) < n_splits
-            and r["model"] in models]
-    settings = {"n_folds": n_folds, "streed_time_limit": streed_time_limit,
-                "gosdt_time_limit": gosdt_time_limit, "n_splits": n_splits,
-                "splits_done": {name: len({int(r["split"]) for r in rows if r["dataset"] == name})
-                                for name in names}}
-    if report_only:
-        made = sorted({r.get("commit") or "" for r in rows} - {""})
-        header = [*header[:-1], "This page was rewritten (`--report-only`) from the runs in "
-                  f"`{out_csv}`, made by this command without `--report-only` "
-                  + (f"at commit {', '.join(f'`{c}`' for c in made)}." if made else
-                     "(the CSV predates its commit column; see the git history of the CSV)."),
-                  ""]
-    write_peers_markdown(rows, out_md, names=names, models=models, settings=settings,
-                         header=header)
-    if plot:
-        plot_peers(rows, plot, models=models)
-    return rows
-
-
-def _importable(module: str) -> bool:
+def missing_extras(models) -> list[str]:
+    """The models of ``models`` whose library (the bench extra) is not installed."""
     import importlib.util
 
-    return importlib.util.find_spec(module) is not None
+    return [m for m, module in (("streed_cv", "pystreed"), ("gosdt_cv", "gosdt"))
+            if m in models and importlib.util.find_spec(module) is None]
