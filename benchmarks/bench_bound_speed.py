@@ -20,6 +20,7 @@ import statistics
 import time
 from pathlib import Path
 
+from treebound_lab.cart_peer import SklearnCartCV
 from treebound_lab.provenance import results_header
 
 N_SPLITS = 25
@@ -28,16 +29,13 @@ REPO = Path(__file__).resolve().parent.parent
 
 def sklearn_cart_cv(X, y, seed):
     """What a scikit-learn user runs for CART + 10-fold CV: the same 40-leaf budget, then
-    ``GridSearchCV`` over the tree's cost-complexity alphas."""
+    ``GridSearchCV`` over the tree's cost-complexity alphas (shuffled folds)."""
     import numpy as np
-    from sklearn.model_selection import GridSearchCV, StratifiedKFold
-    from sklearn.tree import DecisionTreeClassifier as SkTree
+    from sklearn.model_selection import StratifiedKFold
 
-    tree = SkTree(max_leaf_nodes=40, random_state=0)
-    alphas = np.unique(tree.cost_complexity_pruning_path(X, y).ccp_alphas[:-1])
     folds = StratifiedKFold(10, shuffle=True, random_state=seed) if np.bincount(y).min() >= 10 \
         else 10
-    return GridSearchCV(tree, {"ccp_alpha": alphas}, cv=folds).fit(X, y).best_estimator_
+    return SklearnCartCV("grid_search", cv=folds, max_leaf_nodes=40, random_state=0).fit(X, y)
 
 
 def time_dataset(data_dir, name, repeats, n_splits=N_SPLITS):

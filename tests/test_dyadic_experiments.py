@@ -1,4 +1,5 @@
-"""The dyadic benchmark: registries, synthetic settings, CART + ccp_cv and the CLI command."""
+"""The dyadic benchmark: registries, synthetic settings and the CLI command (its CART + ccp_cv
+peer: tests/test_cart_peer.py)."""
 
 import numpy as np
 import pytest
@@ -11,7 +12,6 @@ from treebound_lab.dyadic import (
     DEFAULT_MODELS,
     MODELS,
     BenchModel,
-    CartCostComplexityCV,
     banknote_like,
     markdown_tables,
     results_table,
@@ -44,18 +44,6 @@ def test_banknote_like_is_nearly_separable():
     assert X.shape == (4000, 4)
     assert 0.4 < y.mean() < 0.5
     assert QuadraticDiscriminantAnalysis().fit(X, y).score(X_test, y_test) > 0.95
-
-
-def test_cart_ccp_cv_prunes_a_noisy_tree():
-    X, y = smooth_boundary(600, seed=1)
-    model = CartCostComplexityCV(n_folds=5, max_candidates=10).fit(X, y)
-    from sklearn.tree import DecisionTreeClassifier
-
-    full = DecisionTreeClassifier(random_state=0).fit(X, y)
-    assert 2 <= model.get_n_leaves() < full.get_n_leaves()
-    assert model.alpha_ > 0
-    one_se = CartCostComplexityCV(n_folds=5, max_candidates=10, rule="1se").fit(X, y)
-    assert one_se.alpha_ >= model.alpha_
 
 
 def test_a_failing_model_is_reported_not_fatal(monkeypatch):

@@ -7,7 +7,6 @@ import pytest
 from typer.testing import CliRunner
 
 from treebound.cli.main import app
-from treebound.tree._builder import GrowthSettings, grow
 from treebound_lab.datasets import load_dataset, read_feature_types
 from treebound_lab.grid import read_rows
 from treebound_lab.paper_cart import paper_cart_cv
@@ -133,19 +132,77 @@ def test_dask_local_cluster_gives_the_same_runs(data_dir, tmp_path):
         == [(k, r["test_acc"], r["n_leaves"]) for k, r in sorted((key(r), r) for r in remote)]
 
 
-def test_paper_cart_prunes_a_subtree():
-    rng = np.random.default_rng(1)
-    X = rng.normal(size=(200, 2))
-    y = (X[:, 0] > 0).astype(np.int32)
-    y[rng.random(200) < 0.2] ^= 1
-    settings = GrowthSettings(max_leaf_nodes=20)
+def _reference_paper_cart(tree, X, y, grow, n_folds):
+    """The reference code's CART-CV on the library's pruning internals (the lab's first version,
+    kept as the oracle of its public-API one): class indices, fold trees from ``grow``."""
+    from sklearn.model_selection import KFold
 
-    def fold_grow(Xf, yf):
-        return grow(Xf, yf, np.ones(len(yf)), np.zeros(2, dtype=np.int64), settings, n_classes=2)
+    from treebound.pruning._core import WorkingTree, node_statistics
 
-    tree = fold_grow(X, y)
-    pruned, threshold = paper_cart_cv(tree, X, y, fold_grow, n_folds=5)
-    assert pruned.n_leaves < tree.n_leaves and threshold >= 0.0
+    def strengths(work):
+        nodes = work.internal_nodes()
+        gain = work.stats.leaf_loss[nodes] - work.loss[nodes]
+        return nodes, gain / (work.stats.total_weight * (work.leaves[nodes] - 1.0))
+
+    def cut(work, threshold):
+        nodes, g = strengths(work)
+        for v in nodes[g <= threshold].tolist():
+            if work.alive[v] and not work.collapsed[v]:
+                work.collapse(v)
+
+    work = WorkingTree(tree, node_statistics(tree))
+    nodes, coefs = strengths(work)
+    thresholds = np.sort(coefs)
+    errors = np.zeros(thresholds.shape[0])
+    for train_idx, val_idx in KFold(n_splits=n_folds).split(X):
+        fold = grow(X[train_idx], y[train_idx])
+        fold_work = WorkingTree(fold)
+        for k, threshold in enumerate(thresholds.tolist()):
+            cut(fold_work, threshold)
+            pruned = fold.collapse(fold_work.make_leaf_mask())[0]
+            pred = pruned.majority_class[pruned.apply(X[val_idx])]
+            errors[k] += np.count_nonzero(pred != y[val_idx])
+    best = np.flatnonzero(errors == errors.min())
+    threshold = (thresholds[best[0]] + thresholds[best[-1]]) / 2.0
+    make_leaf = np.zeros(tree.n_nodes, dtype=bool)
+    make_leaf[nodes[coefs <= threshold]] = True
+    return tree.collapse(make_leaf)[0], float(threshold)
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_paper_cart_matches_its_reference(seed):
+    from treebound import DecisionTreeClassifier
+
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(240, 3))
+    y = np.where(X[:, 0] > 0, "up", np.where(X[:, 1] > 0.5, "side", "down"))
+    flip = rng.random(240) < 0.2
+    y[flip] = rng.choice(["up", "side", "down"], size=flip.sum())
+    model = DecisionTreeClassifier(growth="purest_children", max_leaf_nodes=20,
+                                   categorical_features=None, random_state=seed).fit(X, y)
+    pruned, threshold = paper_cart_cv(model, X, y, n_folds=5)
+    assert pruned.n_leaves < model.get_n_leaves() and threshold >= 0.0
+
+    index = np.searchsorted(model.classes_, y)
+
+    def fold_grow(Xf, yf):  # the fold's classes are all three: indices agree with the model's
+        fold = DecisionTreeClassifier(**model.get_params()).fit(Xf, model.classes_[yf])
+        assert fold.classes_.tolist() == model.classes_.tolist()
+        return fold.tree_
+
+    reference, ref_threshold = _reference_paper_cart(model.tree_, X, index, fold_grow, 5)
+    assert threshold == ref_threshold
+    assert pruned.n_leaves == reference.n_leaves
+    assert np.array_equal(pruned.apply(X), reference.apply(X))
+
+
+def test_paper_cart_of_a_single_leaf_is_that_leaf():
+    from treebound import DecisionTreeClassifier
+
+    X = np.zeros((20, 2))
+    model = DecisionTreeClassifier().fit(X, np.arange(20) % 2)
+    pruned, threshold = paper_cart_cv(model, X, np.arange(20) % 2, n_folds=5)
+    assert pruned.n_leaves == 1 and threshold == 0.0
 
 
 def test_srm_benchmark_on_nominal_data(data_dir, tmp_path):

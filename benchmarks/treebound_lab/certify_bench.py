@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from treebound_lab.cart_peer import SklearnCartCV
+
 __all__ = ["CERTIFICATE_COLUMNS", "MODELS", "RUN_FIELDS", "CertifyTask", "default_datasets",
            "run_split"]
 
@@ -55,17 +57,6 @@ class CertifyTask:
         return (self.dataset, self.split)
 
 
-def _sklearn_cart_cv(X, y, seed: int):
-    from sklearn.model_selection import GridSearchCV
-    from sklearn.tree import DecisionTreeClassifier as SklearnTree
-
-    path = SklearnTree(random_state=seed).cost_complexity_pruning_path(X, y)
-    alphas = np.unique(path.ccp_alphas[:-1]) if path.ccp_alphas.shape[0] > 1 else [0.0]
-    folds = min(10, int(np.bincount(y).min())) if np.bincount(y).min() >= 2 else 2
-    search = GridSearchCV(SklearnTree(random_state=seed), {"ccp_alpha": alphas}, cv=folds)
-    return search.fit(X, y).best_estimator_
-
-
 def _fit(model_name: str, task: CertifyTask, X_tr, y_tr):
     from treebound import DecisionTreeClassifier
 
@@ -80,7 +71,7 @@ def _fit(model_name: str, task: CertifyTask, X_tr, y_tr):
     if model_name == "ccp_cv":
         return DecisionTreeClassifier(**settings, pruning="ccp_cv").fit(X_tr, y_tr)
     if model_name == "sklearn_cart_cv":
-        return _sklearn_cart_cv(X_tr, y_tr, task.seed)
+        return SklearnCartCV("grid_search", random_state=task.seed).fit(X_tr, y_tr).estimator_
     raise ValueError(f"unknown model {model_name!r}: expected one of {MODELS}")
 
 

@@ -63,8 +63,8 @@ def run_bound(data_dir, names, sizes, n_splits, echo=print):
     from sklearn.model_selection import train_test_split
 
     from treebound import DecisionTreeClassifier
+    from treebound_lab.cart_peer import SklearnCartCV
     from treebound_lab.datasets import load_dataset, subsample
-    from treebound_lab.dyadic import CartCostComplexityCV
 
     rules = budget_rules()
     rows = []
@@ -79,7 +79,7 @@ def run_bound(data_dir, names, sizes, n_splits, echo=print):
                 X_tr, X_te, y_tr, y_te = train_test_split(X_all, y_all, test_size=0.25,
                                                           random_state=seed, stratify=strat)
                 n = len(y_tr)
-                models = {"sklearn CART + CCP CV": CartCostComplexityCV(random_state=seed)}
+                models = {"sklearn CART + CCP CV": SklearnCartCV("breiman", random_state=seed)}
                 models["purest_children, 40"] = DecisionTreeClassifier(
                     growth="purest_children", max_leaf_nodes=40, pruning="bound",
                     random_state=seed)

@@ -69,7 +69,7 @@ def _splits(data_dir):
 def run_dyadic(data_dir, echo=print):
     """Rows ``(dataset, split, model, accuracy, leaves, seconds, L, scale)``."""
     from treebound import DyadicTreeClassifier
-    from treebound_lab.dyadic import CartCostComplexityCV
+    from treebound_lab.cart_peer import SklearnCartCV
 
     DyadicTreeClassifier().fit(np.random.default_rng(0).uniform(size=(60, 2)),
                                np.arange(60) % 2)  # compile the kernels before timing
@@ -77,7 +77,7 @@ def run_dyadic(data_dir, echo=print):
     rows = []
     for label, split, X_tr, y_tr, X_te, y_te in _splits(data_dir):
         n, d = X_tr.shape
-        cart = CartCostComplexityCV(random_state=1000 + split)
+        cart = SklearnCartCV("breiman", random_state=1000 + split)
         start = time.perf_counter()
         cart.fit(X_tr, y_tr)
         seconds = time.perf_counter() - start

@@ -15,13 +15,14 @@ Fit times exclude numba compilation (every estimator is fitted once on a tiny sa
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+
+from treebound_lab.cart_peer import SklearnCartCV
 
 __all__ = [
     "DATASETS",
@@ -31,7 +32,6 @@ __all__ = [
     "BenchDataset",
     "BenchModel",
     "BenchResult",
-    "CartCostComplexityCV",
     "banknote_like",
     "markdown_tables",
     "results_table",
@@ -47,56 +47,6 @@ N_SYNTHETIC_TEST = 20_000
 
 
 # ----------------------------------------------------------------------------- models
-class CartCostComplexityCV:
-    """CART (scikit-learn, Gini, grown to purity) pruned by minimal cost-complexity, with α
-    chosen by K-fold cross-validation (Breiman et al. 1984, ch. 3: ``pruning="ccp_cv"``).
-
-    Candidates are the geometric means of consecutive α of the training tree's pruning path,
-    thinned to at most ``max_candidates`` evenly spaced ones; the α with the lowest CV error (or
-    the largest within one standard error of it, ``rule="1se"``) is refitted on all the data.
-    """
-
-    def __init__(self, n_folds: int = 10, rule: str = "min", max_candidates: int = 30,
-                 random_state: int = 0):
-        self.n_folds = n_folds
-        self.rule = rule
-        self.max_candidates = max_candidates
-        self.random_state = random_state
-
-    def fit(self, X, y):
-        from sklearn.model_selection import StratifiedKFold, cross_val_score
-        from sklearn.tree import DecisionTreeClassifier
-
-        def tree(alpha=0.0):
-            return DecisionTreeClassifier(ccp_alpha=alpha, random_state=self.random_state)
-
-        alphas = tree().cost_complexity_pruning_path(X, y).ccp_alphas
-        candidates = np.sqrt(np.maximum(alphas[:-1], 0.0) * alphas[1:])
-        if len(candidates) == 0:
-            candidates = np.zeros(1)
-        if len(candidates) > self.max_candidates:
-            keep = np.linspace(0, len(candidates) - 1, self.max_candidates).round().astype(int)
-            candidates = np.asarray(candidates)[np.unique(keep)]
-        smallest_class = int(np.unique(y, return_counts=True)[1].min())
-        folds = StratifiedKFold(max(2, min(self.n_folds, smallest_class)), shuffle=True,
-                                random_state=self.random_state)
-        errors = np.array([1.0 - cross_val_score(tree(a), X, y, cv=folds) for a in candidates])
-        mean = errors.mean(axis=1)
-        best = int(np.argmin(mean))
-        if self.rule == "1se":
-            limit = mean[best] + errors[best].std(ddof=1) / math.sqrt(errors.shape[1])
-            best = int(np.flatnonzero(mean <= limit).max())  # largest α = smallest tree
-        self.alpha_ = float(candidates[best])
-        self.tree_ = tree(self.alpha_).fit(X, y)
-        return self
-
-    def predict(self, X):
-        return self.tree_.predict(X)
-
-    def get_n_leaves(self) -> int:
-        return int(self.tree_.get_n_leaves())
-
-
 @dataclass(frozen=True)
 class BenchModel:
     """A benchmarked learner: table label, factory ``make(seed)``, and the largest d and n it is
@@ -196,7 +146,7 @@ MODELS: dict[str, BenchModel] = {
                                        "(M ≍ (n/log n)^(1/d))"),
     "cyclic_ddt": BenchModel("cyclic DDT", _cyclic_ddt, note="penalty_scale = 1, same L as free "
                                                              "DDT, theory"),
-    "cart_ccp_cv": BenchModel("CART + ccp_cv", lambda seed: CartCostComplexityCV(random_state=seed),
+    "cart_ccp_cv": BenchModel("CART + ccp_cv", lambda seed: SklearnCartCV("breiman", random_state=seed),
                               note="scikit-learn CART, α by 10-fold CV (min error)"),
     "bound": BenchModel("bound-pruned tree", _bound_pruned,
                         note="Gini, 40 leaves in purest_children order, pruned by the "

@@ -45,6 +45,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from treebound_lab.cart_peer import SklearnCartCV
+
 __all__ = ["DDT_MAX_FEATURES", "MODELS", "PEERS", "RUN_FIELDS", "PeersTask", "missing_extras",
            "run_split"]
 
@@ -155,19 +157,10 @@ def _fit_ddt(task, X, y) -> Fitted:
 
 # --------------------------------------------------------------------------------- peers
 def _fit_sklearn_cart_cv(task, X, y) -> Fitted:
-    from sklearn.model_selection import GridSearchCV
-    from sklearn.tree import DecisionTreeClassifier as SklearnTree
-
-    path = SklearnTree(random_state=task.seed).cost_complexity_pruning_path(X, y)
-    alphas = np.unique(path.ccp_alphas[:-1]) if path.ccp_alphas.shape[0] > 1 else [0.0]
-    folds = _folds(y, task.n_folds)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        search = GridSearchCV(SklearnTree(random_state=task.seed), {"ccp_alpha": alphas},
-                              cv=folds).fit(X, y)
-    model = search.best_estimator_
-    return Fitted(model, model.predict, f"ccp_alpha={search.best_params_['ccp_alpha']:.4g}",
-                  n_fits=len(alphas) * len(folds) + 1)
+    search = SklearnCartCV("grid_search", n_folds=task.n_folds, random_state=task.seed).fit(X, y)
+    model = search.estimator_
+    return Fitted(model, model.predict, f"ccp_alpha={search.alpha_:.4g}",
+                  n_fits=search.n_candidates_ * search.n_splits_ + 1)
 
 
 def _streed(task, depth, alpha):

@@ -225,8 +225,6 @@ def _targets(stats, names, models, means) -> list[str]:
 
 def _why(stats, name, peers, delta) -> str:
     """A factual line on one dataset where the recommended model trails: sizes and errors."""
-    from treebound.tree._classes import auto_leaf_budget
-
     mine = stats[(name, RECOMMENDED)]
     best = max((p for p in peers if (name, p) in stats), key=lambda p: stats[(name, p)]["accuracy"])
     other = stats[(name, best)]
@@ -236,7 +234,8 @@ def _why(stats, name, peers, delta) -> str:
             f"`{RECOMMENDED}` keeps {mine['n_leaves']:.1f} leaves against {other['n_leaves']:.1f} "
             f"({size}), training error {mine['train_error']:.3f} against "
             f"{other['train_error']:.3f}")
-    budget = auto_leaf_budget(int(mine["n_train"]))
+    # the rule of max_leaf_nodes="auto" before bound pruning, as the sentence below states it
+    budget = max(2, math.ceil(2.0 * math.sqrt(int(mine["n_train"]))))
     if size == "smaller" and RECOMMENDED == "bound":
         text += (f" — the default leaf budget caps it: `bound` grows at most ceil(2 sqrt(n)) = "
                  f"{budget} leaves before pruning (docs/pruning.md, Defaults) and the bound "

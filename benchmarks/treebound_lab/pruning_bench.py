@@ -25,7 +25,8 @@ without setting anything,
 * ``defaults`` — ``DecisionTreeClassifier(pruning="bound")``, no other argument (the library's
   default growth, leaf budget, criterion and bound; features typed as the loader gives them);
 * ``sklearn_ccp_cv`` — scikit-learn's CART grown to purity, ``ccp_alpha`` by 10-fold CV
-  (:class:`treebound_lab.dyadic.CartCostComplexityCV`), the usual tuned baseline;
+  (:class:`treebound_lab.cart_peer.SklearnCartCV`, protocol ``"breiman"``), the usual tuned
+  baseline;
 
 and times the whole fit (``fit_seconds``).
 """
@@ -108,16 +109,16 @@ def run_defaults_split(task: SplitTask, X_tr, X_te, y_tr, y_te) -> list[dict]:
     """The ``defaults`` protocol: whole fits of the no-argument classifier and of scikit-learn
     CART + CCP CV; one row per model."""
     from treebound import DecisionTreeClassifier
-    from treebound_lab.dyadic import CartCostComplexityCV
+    from treebound_lab.cart_peer import SklearnCartCV
 
     makers = {"defaults": lambda: DecisionTreeClassifier(pruning="bound"),
-              "sklearn_ccp_cv": lambda: CartCostComplexityCV(random_state=task.seed)}
+              "sklearn_ccp_cv": lambda: SklearnCartCV("breiman", random_state=task.seed)}
     rows = []
     for name in DEFAULTS_MODELS:
         if name not in task.models:
             continue
         model, wall, cpu = _timed(lambda m=makers[name]: m().fit(X_tr, y_tr))
-        depth = model.get_depth() if hasattr(model, "get_depth") else model.tree_.get_depth()
+        depth = model.get_depth()
         bound = getattr(model, "bound_", None)
         rows.append({**_base_row(task, len(y_tr), len(y_te)), "model": name,
                      "train_acc": float(np.mean(model.predict(X_tr) == y_tr)),
@@ -168,21 +169,9 @@ def run_split(task: SplitTask) -> list[dict]:
                 mask[result.info["collapsed_1se"]] = True
                 rows.append(row("ccp_cv_1se", grown.tree_.collapse(mask)[0], wall, cpu))
     if "ccp_cv_paper" in models:
-        from treebound.tree._classes import growth_settings
-        from treebound.tree._fit import regrow_function
         from treebound_lab.paper_cart import paper_cart_cv
 
-        X_enc = grown.encode(X_tr)
-        y_enc = np.searchsorted(grown.classes_, y_tr).astype(np.int32)
-        regrow = regrow_function(grown.encoder_.n_categories,
-                                 growth_settings(grown, len(y_tr), task.X.shape[1]),
-                                 len(grown.classes_))
-
-        def fold_grow(Xf, yf):
-            return regrow(Xf, yf, np.ones(len(yf)))
-
-        (tree, _), wall, cpu = _timed(lambda: paper_cart_cv(grown.tree_, X_enc, y_enc, fold_grow,
-                                                             task.n_folds))
+        (tree, _), wall, cpu = _timed(lambda: paper_cart_cv(grown, X_tr, y_tr, task.n_folds))
         rows.append(row("ccp_cv_paper", tree, wall, cpu))
     for model, params in (("bound", {}),
                           ("bound_paper", {"variant": "loose_paper",
