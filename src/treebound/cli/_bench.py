@@ -34,9 +34,7 @@ def lab_directory(start: Path | None = None) -> Path | None:
     code then matches the lab's), then in ``start`` (default: the working directory) and its
     parents.
     """
-    import treebound
-
-    package = Path(treebound.__file__).resolve().parent  # <checkout>/src/treebound
+    package = Path(__file__).resolve().parents[1]  # <checkout>/src/treebound in a checkout
     start = Path.cwd() if start is None else Path(start)
     candidates = [package.parents[1], start.resolve(), *start.resolve().parents]
     for root in candidates:
