@@ -304,7 +304,7 @@ def fit_timings(data_dir: Path, datasets, splits: int, repeats: int) -> dict:
     from sklearn.model_selection import train_test_split
 
     from treebound import DecisionTreeClassifier as Tree
-    from treebound.tree._storage import TREE_ARRAYS
+    from treebound._flat._storage import TREE_ARRAYS
 
     wall, cpu = time.perf_counter(), time.process_time()
     Xw, yw = np.random.default_rng(0).random((80, 3)), np.arange(80) % 3

@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from treebound._flat._storage import Tree
 from treebound.theory import (
     PartitioningCache,
     TreeStructure,
@@ -14,7 +15,6 @@ from treebound.theory import (
     log_structure_prior,
     shawe_taylor_bound,
 )
-from treebound.tree._storage import Tree
 
 
 def make_tree(spec, n_features=2, n_classes=2, impurity=None) -> Tree:

@@ -22,10 +22,10 @@ from treebound import (
     DyadicTreeClassifier,
     certify,
 )
+from treebound._flat._storage import Tree
 from treebound.certificates import deployed_tree
 from treebound.certificates._compression import compress
 from treebound.certificates._counting import may_grow_multiway
-from treebound.tree._storage import Tree
 
 
 @pytest.fixture(scope="module")

@@ -117,7 +117,7 @@ def test_feature_codes_are_value_ranks_whatever_the_number_of_distinct_values(n_
                                                                              splitter, seed):
     # both coding paths (argsort ranks for mostly distinct values, search otherwise) agree
     # with the plain definition: a row's code is the first code whose largest value is >= it
-    from treebound.tree._feature_coding import code_features
+    from treebound._flat._feature_coding import code_features
 
     rng = np.random.default_rng(seed)
     column = rng.choice(rng.normal(size=n_values) * 1e3, size=n_rows) + 0.5

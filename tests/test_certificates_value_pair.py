@@ -70,8 +70,8 @@ def test_value_pair_far_from_the_threshold_uses_the_larger_chunks():
        max_bins=st.integers(2, 40))
 @example(values=[0.0] * 5 + [1.0, 2.0, 3.0] + [4.0] * 5, max_bins=4)
 def test_bin_extremes_are_the_fit_binning_value_ranges(values, max_bins):
+    from treebound._flat._feature_coding import code_features
     from treebound.certificates._compression import bin_extremes
-    from treebound.tree._feature_coding import code_features
 
     column = np.asarray(values, dtype=np.float64)
     coded = code_features(column[:, None], np.zeros(1, dtype=np.int64), "hist", max_bins, 2)

@@ -6,11 +6,11 @@ import numpy as np
 import pytest
 
 from _pruning_oracles import make_tree
+from treebound._flat._storage import Tree
 from treebound.pruning.reduced_error import prune_reduced_error
 from treebound.pruning.srm import prune_srm, subtree_vcdim_bounds
 from treebound.theory import TreeStructure, vcdim_lower_bound, vcdim_upper_bound
 from treebound.tree._builder import GrowthSettings, grow
-from treebound.tree._storage import Tree
 
 
 def vapnik(rate, n, v, a1=0.1, a2=2.0):

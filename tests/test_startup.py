@@ -57,7 +57,7 @@ def test_theory_command_leaves_the_tail_inversions_unloaded():
 
 
 @pytest.mark.parametrize("module", [
-    "treebound.pruning", "treebound.pruning.bound", "treebound.tree", "treebound.tree._storage",
+    "treebound.pruning", "treebound.pruning.bound", "treebound.tree", "treebound._flat._storage",
     "treebound.certificates", "treebound.dyadic", "treebound.theory", "treebound.mic",
     "treebound.cli.main", "treebound.cli._demo",
 ])

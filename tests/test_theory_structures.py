@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from treebound._flat._storage import Tree
 from treebound.theory import (
     TreeStructure,
     collapsed_structure,
@@ -14,7 +15,6 @@ from treebound.theory import (
     subtree_structures,
     wedderburn_etherington,
 )
-from treebound.tree._storage import Tree
 
 P = TreeStructure.parse
 

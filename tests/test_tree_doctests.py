@@ -9,11 +9,11 @@ import pytest
 matplotlib.use("Agg")
 
 MODULES = [
-    "treebound.tree._base",
+    "treebound._estimator._base",
     "treebound.tree._classes",
     "treebound.tree._fit",
     "treebound.tree._prune",
-    "treebound.tree._storage",
+    "treebound._flat._storage",
     "treebound.tree._export",
     "treebound.tree._model_io",
     "treebound.tree._plot",

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import importlib
 
-__version__ = "0.1.0"
+from treebound._version import __version__
 
 #: Public name -> module that defines it.
 _EXPORTS = {

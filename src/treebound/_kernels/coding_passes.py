@@ -1,5 +1,5 @@
 """Compiled passes over the training matrix behind feature coding
-(:mod:`treebound.tree._feature_coding`): column ranges, value tables and ranks of small-range
+(:mod:`treebound._flat._feature_coding`): column ranges, value tables and ranks of small-range
 integer columns, ``uint8`` codes, and layout changes done in cache-friendly blocks.
 
 Turning the row-major user matrix into feature rows (for sorting and coding each feature) and the

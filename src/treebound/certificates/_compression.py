@@ -146,8 +146,8 @@ def _histogram_bins(deployed):
 
 def bin_extremes(column_sorted: np.ndarray, max_bins: int) -> np.ndarray:
     """The smallest and largest value of every code of treebound's histogram coding of a sorted
-    column (``tree._feature_coding._code_values``, the fit's own rule), sorted."""
-    from treebound.tree._feature_coding import _code_values
+    column (``_flat._feature_coding._code_values``, the fit's own rule), sorted."""
+    from treebound._flat._feature_coding import _code_values
 
     if column_sorted.shape[0] == 0:
         return column_sorted

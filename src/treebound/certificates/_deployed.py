@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from treebound.tree._storage import Tree
+from treebound._flat._storage import Tree
 
 __all__ = ["DeployedTree", "deployed_tree", "sklearn_midpoint", "treebound_midpoint"]
 
@@ -196,7 +196,7 @@ def _tree_from_sklearn(sk_tree) -> Tree:
 
 
 def _is_treebound_classifier(model) -> bool:
-    from treebound.tree._base import BaseTreeEstimator, TreeClassifierMixin
+    from treebound._estimator._base import BaseTreeEstimator, TreeClassifierMixin
 
     return isinstance(model, BaseTreeEstimator) and isinstance(model, TreeClassifierMixin)
 

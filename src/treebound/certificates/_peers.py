@@ -30,8 +30,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from treebound._flat._storage import Tree
 from treebound.certificates._deployed import DeployedTree, sklearn_midpoint, treebound_midpoint
-from treebound.tree._storage import Tree
 
 __all__ = ["float32_sklearn_midpoint", "from_gosdt", "from_streed", "is_gosdt", "is_streed"]
 

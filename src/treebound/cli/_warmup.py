@@ -32,7 +32,7 @@ def _binary_tree(depth: int, n_samples: int, n_features: int, seed: int):
     """A complete binary tree with impure leaves (random class counts), as growth leaves it."""
     import numpy as np
 
-    from treebound.tree._storage import Tree
+    from treebound._flat._storage import Tree
 
     rng = np.random.default_rng(seed)
     n_nodes = 2 ** (depth + 1) - 1

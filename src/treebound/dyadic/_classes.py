@@ -8,6 +8,9 @@ import numpy as np
 from sklearn.base import ClassifierMixin
 from sklearn.utils.validation import validate_data
 
+from treebound._estimator._base import BaseTreeEstimator, TreeClassifierMixin, check_two_dimensional
+from treebound._flat._encoding import FeatureEncoder, column_names, resolve_categorical
+from treebound._flat._storage import Tree
 from treebound._validation import InstanceOf, Interval, Options
 from treebound.dyadic._scaling import MAX_RESOLUTION, DyadicScaling
 from treebound.dyadic._search import (
@@ -21,9 +24,6 @@ from treebound.dyadic._search import (
     fit_dyadic_tree,
 )
 from treebound.dyadic._selection import DEFAULT_PENALTY_SCALES, select_penalty_scale
-from treebound.tree._base import BaseTreeEstimator, TreeClassifierMixin, check_two_dimensional
-from treebound.tree._encoding import FeatureEncoder, column_names, resolve_categorical
-from treebound.tree._storage import Tree
 
 #: Default ``max_cells``: about 100 MB of memo table (roughly 50 bytes per stored cell) and at
 #: most a few minutes of search on tens of thousands of examples.

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 if TYPE_CHECKING:  # annotations only: importing the tree package here would be a cycle
-    from treebound.tree._storage import Tree
+    from treebound._flat._storage import Tree
 
 
 __all__ = ["NodeStatistics", "PruningResult", "WorkingTree", "finish", "node_statistics"]

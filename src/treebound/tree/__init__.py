@@ -1,7 +1,7 @@
 """Tree estimators, flat-array storage, growth and export.
 
 Names are loaded on first access (PEP 562), so that importing a leaf module such as
-``treebound.tree._storage`` (which :mod:`treebound.pruning` reads) does not import the
+``treebound._flat._storage`` (which :mod:`treebound.pruning` reads) does not import the
 estimators, which import the pruning package in turn.
 """
 
@@ -15,7 +15,7 @@ _EXPORTS = {
     "DecisionTreeClassifier": "treebound.tree._classes",
     "DecisionTreeRegressor": "treebound.tree._classes",
     "Rule": "treebound.tree._export",
-    "Tree": "treebound.tree._storage",
+    "Tree": "treebound._flat._storage",
     "export_text": "treebound.tree._export",
     "format_rules": "treebound.tree._export",
     "leaf_rules": "treebound.tree._export",

@@ -10,11 +10,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from treebound._flat._feature_coding import code_features
+from treebound._flat._storage import Tree
 from treebound._kernels import criteria as _crit
 from treebound._kernels import grow as _grow
 from treebound._kernels import growth_state as _layout
-from treebound.tree._feature_coding import code_features
-from treebound.tree._storage import Tree
 
 CLASSIFICATION_CRITERIA = {
     "gini": _crit.GINI,

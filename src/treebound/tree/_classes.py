@@ -23,9 +23,10 @@ from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils import check_random_state
 from sklearn.utils.validation import column_or_1d, validate_data
 
+from treebound._estimator._base import BaseTreeEstimator, TreeClassifierMixin, check_two_dimensional
+from treebound._flat._encoding import HANDLE_UNKNOWN, FeatureEncoder, resolve_categorical
 from treebound._options import METHODS as PRUNING_METHODS
 from treebound._validation import InstanceOf, Interval, Options, RealNotInt, check_sample_weight
-from treebound.tree._base import BaseTreeEstimator, TreeClassifierMixin, check_two_dimensional
 from treebound.tree._builder import (
     CATEGORICAL_SPLITS,
     CLASSIFICATION_CRITERIA,
@@ -34,7 +35,6 @@ from treebound.tree._builder import (
     SPLITTERS,
     GrowthSettings,
 )
-from treebound.tree._encoding import HANDLE_UNKNOWN, FeatureEncoder, resolve_categorical
 from treebound.tree._fit import fit_tree
 
 __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "GreedyTree", "auto_leaf_budget",

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from treebound.tree._storage import Tree
+from treebound._flat._storage import Tree
 
 
 @dataclass(frozen=True)

@@ -12,12 +12,12 @@ from collections.abc import Callable
 
 import numpy as np
 
+from treebound._flat._storage import Tree
 from treebound._options import resolve_params
 from treebound._validation import rescale_extreme_weights
 from treebound.pruning._core import PruningResult
 from treebound.pruning._dispatch import holdout_split, run_pruning, withhold_weighted_bound
 from treebound.tree._builder import GrowthSettings, grow
-from treebound.tree._storage import Tree
 
 __all__ = ["fit_tree", "regrow_function"]
 

@@ -19,10 +19,10 @@ import copy
 
 import numpy as np
 
+from treebound._flat._storage import Tree
 from treebound.pruning._dispatch import run_pruning, weights_are_uniform, withhold_weighted_bound
 from treebound.tree._classes import growth_settings, set_pruning_state
 from treebound.tree._fit import regrow_function
-from treebound.tree._storage import Tree
 
 __all__ = ["prune"]
 

@@ -11,8 +11,8 @@ from sklearn.base import BaseEstimator
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
 
+from treebound._estimator._model_format import model_from_dict, model_to_dict
 from treebound._validation import validate_parameters
-from treebound.tree._model_io import model_from_dict, model_to_dict
 
 __all__ = ["BaseTreeEstimator", "TreeClassifierMixin", "check_two_dimensional"]
 

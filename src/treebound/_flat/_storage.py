@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from treebound._flat._storage_checks import check_tree
 from treebound._kernels.apply import apply_general, apply_numeric, fill_paths, path_lengths
-from treebound.tree._storage_checks import check_tree
 
 TREE_ARRAYS = (
     "first_child",

@@ -1,0 +1,192 @@
+"""The JSON model format: a versioned, validated description of a fitted estimator.
+
+A model file is plain JSON (no pickle, nothing executable)::
+
+    {"format": "treebound-model", "format_version": 1, "estimator": "DecisionTreeClassifier",
+     "treebound_version": "...", "params": {...}, "n_features_in": 4,
+     "feature_names_in": [...] | null, "classes": [...], "classes_dtype": "<i8",
+     "encoder": {"categories": [...], "feature_names": [...]}, "tree": {...flat arrays...},
+     "extra": {...estimator-specific fitted state...}}
+
+Loading checks every field (types, lengths, index ranges, the tree shape) and raises a
+``ValueError`` naming what is wrong.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from sklearn.base import is_classifier
+
+from treebound._flat._encoding import FeatureEncoder
+from treebound._flat._storage import Tree
+from treebound._version import __version__
+from treebound.certificates import Certificate
+
+__all__ = ["FORMAT_NAME", "FORMAT_VERSION", "model_from_dict", "model_to_dict"]
+
+FORMAT_NAME = "treebound-model"
+FORMAT_VERSION = 1
+_CLASS_DTYPE_KINDS = {"U", "i", "u", "f", "b", "O"}
+
+
+def _json_param(value):
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return [_json_param(v) for v in value.tolist()]
+    if isinstance(value, list | tuple):
+        return [_json_param(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _json_param(v) for k, v in value.items()}
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    return None  # e.g. a RandomState: not reproducible from JSON, stored as null
+
+
+def model_to_dict(model) -> dict:
+    out = {
+        "format": FORMAT_NAME,
+        "format_version": FORMAT_VERSION,
+        "estimator": type(model).__name__,
+        "treebound_version": __version__,
+        "params": {k: _json_param(v) for k, v in model.get_params(deep=False).items()},
+        "n_features_in": int(model.n_features_in_),
+        "feature_names_in": (
+            [str(n) for n in model.feature_names_in_]
+            if hasattr(model, "feature_names_in_") else None
+        ),
+        "encoder": model.encoder_.to_dict(),
+        "tree": model.tree_.to_dict(),
+        "extra": _json_param(model._extra_state()) if hasattr(model, "_extra_state") else {},
+    }
+    certificate = getattr(model, "certificate_", None)
+    if certificate is not None:
+        out["extra"]["certificate"] = certificate.to_dict()
+    if hasattr(model, "classes_"):
+        out["classes"] = model.classes_.tolist()
+        out["classes_dtype"] = model.classes_.dtype.str
+    return out
+
+
+def _require(data: dict, key: str, kinds, what: str):
+    if key not in data:
+        raise ValueError(f"model file is missing {key!r} ({what})")
+    value = data[key]
+    if not isinstance(value, kinds) or (isinstance(value, bool) and kinds is int):
+        raise ValueError(f"model field {key!r} must be {what}, got {type(value).__name__}")
+    return value
+
+
+def model_from_dict(cls, data: dict):
+    """Rebuild a fitted ``cls`` from :func:`model_to_dict` output, validating everything."""
+    if not isinstance(data, dict):
+        raise ValueError(f"a model must be a JSON object, got {type(data).__name__}")
+    if data.get("format") != FORMAT_NAME:
+        raise ValueError(f"not a treebound model: 'format' is {data.get('format')!r}")
+    version = data.get("format_version")
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise ValueError("model field 'format_version' must be an integer")
+    if version > FORMAT_VERSION or version < 1:
+        raise ValueError(
+            f"model format version {version} is not supported (this treebound reads 1 to "
+            f"{FORMAT_VERSION})"
+        )
+    name = _require(data, "estimator", str, "the estimator class name")
+    if name != cls.__name__:
+        raise ValueError(f"this file holds a {name}, not a {cls.__name__}")
+    params = _require(data, "params", dict, "an object of constructor parameters")
+    known = cls().get_params(deep=False)
+    unknown = sorted(set(params) - set(known))
+    if unknown:
+        raise ValueError(f"model params has unknown parameters {unknown}")
+    model = cls(**params)
+    # constructors only store; validate the stored parameters now (any problem is a ValueError
+    # here: it is the file that is wrong, whatever the type of the bad value)
+    try:
+        model._validate_stored_params()
+    except TypeError as exc:
+        raise ValueError(f"model params: {exc}") from None
+    n_features = _require(data, "n_features_in", int, "an integer")
+    if n_features < 1:
+        raise ValueError("model field 'n_features_in' must be at least 1")
+    encoder = FeatureEncoder.from_dict(_require(data, "encoder", dict, "an object"))
+    if encoder.n_features != n_features:
+        raise ValueError(
+            f"encoder describes {encoder.n_features} features but n_features_in is {n_features}"
+        )
+    tree = Tree.from_dict(_require(data, "tree", dict, "an object"))
+    if tree.n_features != n_features:
+        raise ValueError(f"tree has {tree.n_features} features but n_features_in is {n_features}")
+    if not np.array_equal(tree.n_categories, encoder.n_categories):
+        raise ValueError("tree n_categories disagree with the encoder's categories")
+    names = data.get("feature_names_in")
+    if names is not None:
+        if not isinstance(names, list) or len(names) != n_features or not all(
+                isinstance(x, str) for x in names):
+            raise ValueError("model field 'feature_names_in' must list one string per feature")
+        model.feature_names_in_ = np.asarray(names, dtype=object)
+    # scikit-learn >= 1.6 answers through tags (the old ``_estimator_type`` attribute is gone)
+    if is_classifier(model):
+        if tree.task != "classification":
+            raise ValueError("a classifier file holds a regression tree")
+        model.classes_ = _classes_from(data, tree.n_classes)
+    elif tree.task != "regression":
+        raise ValueError("a regressor file holds a classification tree")
+    model.n_features_in_ = n_features
+    model.encoder_ = encoder
+    model.tree_ = tree
+    extra = data.get("extra", {})
+    if not isinstance(extra, dict):
+        raise ValueError("model field 'extra' must be an object")
+    if hasattr(model, "_restore_extra_state"):
+        model._restore_extra_state(extra)
+    if is_classifier(model):
+        model.certificate_ = _certificate_from(extra.get("certificate"), tree)
+    return model
+
+
+def _certificate_from(raw, tree):
+    """The certificate of the fit stored in the file (``None`` in files without one)."""
+    if raw is None:
+        return None
+    try:
+        certificate = Certificate.from_dict(raw)
+    except ValueError as exc:
+        raise ValueError(f"model field extra.certificate: {exc}") from None
+    if certificate.n_leaves != tree.n_leaves:
+        raise ValueError(f"model field extra.certificate is for a tree of "
+                         f"{certificate.n_leaves} leaves, the tree has {tree.n_leaves}")
+    # the certificate counts every training row with positive weight; the tree's root holds
+    # them all (or, for reduced-error pruning, the part it was grown on)
+    if certificate.n_examples < int(tree.n_node_samples[0]):
+        raise ValueError(f"model field extra.certificate counts {certificate.n_examples} rows "
+                         f"but the tree was grown on {int(tree.n_node_samples[0])}")
+    return certificate
+
+
+def _classes_from(data: dict, n_classes: int) -> np.ndarray:
+    values = _require(data, "classes", list, "a list of class labels")
+    dtype_str = _require(data, "classes_dtype", str, "a numpy dtype string")
+    try:
+        dtype = np.dtype(dtype_str)
+    except TypeError:
+        raise ValueError(f"model field 'classes_dtype' is not a dtype: {dtype_str!r}") from None
+    if dtype.kind not in _CLASS_DTYPE_KINDS:
+        raise ValueError(f"model field 'classes_dtype' has unsupported kind {dtype.kind!r}")
+    for v in values:
+        if v is None or not isinstance(v, str | int | float | bool):
+            raise ValueError(f"class label {v!r} is not a string, number or boolean")
+    try:
+        classes = np.asarray(values, dtype=dtype)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"class labels do not fit dtype {dtype_str}: {exc}") from None
+    if classes.ndim != 1 or classes.shape[0] != n_classes:
+        raise ValueError(f"model lists {len(values)} classes but the tree has {n_classes}")
+    if classes.shape[0] < 2:
+        raise ValueError("a classifier needs at least 2 classes")
+    return classes
+
