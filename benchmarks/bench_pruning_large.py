@@ -155,11 +155,11 @@ def _path_only_seconds(tree, info) -> float:
 def _table_timing(name, grown):
     """A results row: the grown tree's ``ln tau(2m)`` with direct sums against the default."""
     from treebound.pruning.bound import effective_n_features
-    from treebound.theory import PartitioningCache
+    from treebound.theory import PartitioningCache, TreeStructure
     from treebound.theory.partitioning import ensure_log_tables, log_growth_function_upper_bound
 
     tree = grown.tree_
-    shape = tree.structure().canonical()
+    shape = TreeStructure.from_tree(tree).canonical()
     m, n = int(tree.n_node_samples[0]), tree.n_classes
     ell = effective_n_features(tree.n_categories)
     for _ in range(2):  # the second pass is timed: its kernels are compiled and loaded

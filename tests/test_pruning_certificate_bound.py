@@ -8,8 +8,8 @@ import pytest
 from sklearn.datasets import load_breast_cancer, load_wine
 
 from treebound import DecisionTreeClassifier, prune
+from treebound.certificates import deployed_tree
 from treebound.certificates._compression import compress, log_surjections_bound
-from treebound.certificates._deployed import deployed_tree
 from treebound.theory import (
     hypergeometric_tail_inversion_bound,
     log_leaf_assignment_growth_bound,

@@ -1,4 +1,5 @@
-"""The numpydoc Examples of the tree package, the fit core, prune() and the certificates run."""
+"""The numpydoc Examples of the tree package, the flat tree and its codings, the fit core,
+prune() and the certificates' readers run."""
 
 import doctest
 import importlib
@@ -18,6 +19,9 @@ MODULES = [
     "treebound.tree._model_io",
     "treebound.tree._plot",
     "treebound.certificates._deployed",
+    "treebound.certificates._adapters",
+    "treebound._flat._features",
+    "treebound._flat._labels",
 ]
 
 

@@ -72,6 +72,7 @@ def kernels_cached(module: str, function: str) -> bool:
 
 def _install_cache_locator() -> None:
     """Put the kernels' cache in :func:`kernel_cache_dir` (ahead of numba's own locators)."""
+    # numba is loaded by the first kernel module, not by reading this module's settings
     from numba.core import caching
 
     base = getattr(caching, "_CacheLocator", None) or caching.CacheLocator
@@ -118,6 +119,7 @@ def njit(*args, **options):
     rounds of type inference, which once made the first fit compile ``find_best_test`` four
     times. Calls from Python already drop literal types.
     """
+    # numba is loaded by the first kernel module, not by reading this module's settings
     import numba
     from numba.core import types
 

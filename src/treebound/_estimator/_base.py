@@ -4,25 +4,16 @@ classifier outputs. Growth and pruning live in :mod:`treebound.tree._classes` (g
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 from sklearn.base import BaseEstimator
-from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import check_is_fitted, column_or_1d, validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from treebound._estimator._model_format import model_from_dict, model_to_dict
+from treebound._flat._labels import fit_labels
 from treebound._validation import validate_parameters
+from treebound.theory.structures import TreeStructure
 
 __all__ = ["BaseTreeEstimator", "TreeClassifierMixin", "check_two_dimensional"]
-
-
-def _first_of_each(values) -> str:
-    seen: dict = {}
-    for v in values:
-        seen.setdefault(type(v), v)
-    return ", ".join(repr(v) for v in seen.values())
-
 
 
 def check_two_dimensional(X) -> None:
@@ -185,7 +176,7 @@ class BaseTreeEstimator(BaseEstimator):
         '(L,L)'
         """
         check_is_fitted(self, "tree_")
-        return self.tree_.structure()
+        return TreeStructure.from_tree(self.tree_)
 
     # ---------------------------------------------------------- persistence
     def to_dict(self) -> dict:
@@ -271,31 +262,8 @@ class TreeClassifierMixin:
         self.__dict__["_certificate"] = value
 
     def _encode_target(self, y, n_samples: int) -> np.ndarray:
-        if y is None:
-            raise ValueError(
-                f"{type(self).__name__} requires y to be passed, but the target y is None"
-            )
-        y = column_or_1d(np.asarray(y) if not hasattr(y, "to_numpy") else y.to_numpy(), warn=True)
-        if y.shape[0] != n_samples:
-            raise ValueError(f"X has {n_samples} samples but y has {y.shape[0]}")
-        if y.dtype == object:
-            kinds = {"text" if isinstance(v, str) else "number"
-                     if isinstance(v, numbers.Number) else type(v).__name__ for v in y}
-            if len(kinds) > 1:
-                raise ValueError(f"class labels mix {' and '.join(sorted(kinds))} (e.g. "
-                                 f"{_first_of_each(y)}): use one label type")
-        check_classification_targets(y)
-        try:
-            classes, y_enc = np.unique(y, return_inverse=True)
-        except TypeError as exc:
-            raise TypeError(f"class labels cannot be ordered ({exc}); use one label type") from None
-        if classes.shape[0] < 2:
-            raise ValueError(
-                f"y contains only one class ({classes[0]!r}): a classifier needs samples of at "
-                "least 2 classes"
-            )
-        self.classes_ = classes
-        return y_enc.astype(np.int32)
+        self.classes_, y_enc = fit_labels(y, n_samples, type(self).__name__)
+        return y_enc
 
     def predict_proba(self, X) -> np.ndarray:
         """Class frequencies (weighted) of the leaf each row reaches.

@@ -12,9 +12,11 @@ The layout contract, array by array, is the Parameters section of :class:`Tree` 
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy.sparse import csr_matrix
 
 from treebound._flat._storage_checks import check_tree
 from treebound._kernels.apply import apply_general, apply_numeric, fill_paths, path_lengths
@@ -327,8 +329,6 @@ class Tree:
         >>> tree.decision_path([[0.2], [1.5]]).toarray().tolist()
         [[1, 1, 0], [1, 0, 1]]
         """
-        from scipy.sparse import csr_matrix
-
         X = _as_float_matrix(X)
         lengths = np.empty(X.shape[0], dtype=np.int64)
         path_lengths(*self._routing_arrays(), X, lengths)
@@ -443,7 +443,12 @@ class Tree:
         return Tree(**{name: getattr(self, name).copy() for name in TREE_ARRAYS}, task=self.task)
 
     def structure(self):
-        """The shape of this binary tree, for the theory functions.
+        """Deprecated: the shape of this binary tree, for the theory functions.
+
+        .. deprecated::
+            Use :meth:`treebound.theory.TreeStructure.from_tree` (or the estimators'
+            ``structure()``); the flat tree sits below the theory layer and this method goes
+            in the next release.
 
         Returns
         -------
@@ -452,11 +457,17 @@ class Tree:
 
         Examples
         --------
+        >>> import warnings
         >>> from treebound import DecisionTreeClassifier
         >>> tree = DecisionTreeClassifier().fit([[0.0], [1.0], [2.0]], [0, 1, 1]).tree_
-        >>> str(tree.structure())
+        >>> with warnings.catch_warnings(record=True):
+        ...     str(tree.structure())
         '(L,L)'
         """
+        warnings.warn("Tree.structure() is deprecated and will be removed in the next release: "
+                      "use treebound.theory.TreeStructure.from_tree(tree)", FutureWarning,
+                      stacklevel=2)
+        # deprecated shim (removed next release): the one import of a higher layer
         from treebound.theory.structures import TreeStructure
 
         return TreeStructure.from_tree(self)

@@ -42,9 +42,13 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
+from sklearn.base import is_regressor
 
+from treebound._flat._labels import label_indices, label_vector, unknown_labels
+from treebound._resources import unlimited
+from treebound.certificates._adapters import deployed_tree
 from treebound.certificates._certificate import Certificate
-from treebound.certificates._deployed import DeployedTree, deployed_tree
+from treebound.certificates._deployed import DeployedTree, treebound_deployed
 from treebound.certificates._methods import (
     DEFAULT_TABLE_BUDGET,
     TRAINING_METHODS,
@@ -120,8 +124,6 @@ def certify(model, X, y, *, delta=0.05, method="auto", ghost_size=None) -> Certi
     delta = _check_delta(delta)
     if method not in METHODS:
         raise ValueError(f"unknown certificate method {method!r}: expected one of {METHODS}")
-    from sklearn.base import is_regressor
-
     try:
         regressor = is_regressor(model)
     except (AttributeError, TypeError):  # not a scikit-learn estimator at all
@@ -184,8 +186,6 @@ def certify_deployed(deployed: DeployedTree, y_idx: np.ndarray, *, delta: float 
     >>> c.n_errors, round(c.risk_upper_bound, 3)
     (4, 0.308)
     """
-    from treebound._resources import unlimited
-
     with unlimited():
         return _certify_deployed(deployed, y_idx, delta, method, ghost_size, table_budget)
 
@@ -297,8 +297,6 @@ class PendingCertificate:
         >>> fit_certificate(model, model.encode(X), y).resolve().n_leaves
         3
         """
-        from treebound._resources import unlimited
-
         with unlimited():
             return _certify_sample(self.sample, 0.05, "auto", None, self.table_budget)
 
@@ -333,9 +331,6 @@ def fit_certificate(model, features: np.ndarray, y_idx: np.ndarray) -> PendingCe
     >>> fit_certificate(model, model.encode(X), y).resolve() == model.certificate_
     True
     """
-    from treebound._resources import unlimited
-    from treebound.certificates._deployed import treebound_deployed
-
     deployed = treebound_deployed(model, features, n_fit_rows=features.shape[0])
     with unlimited():
         sample = gather_evidence(_sample(deployed, y_idx), auto_pair(deployed))
@@ -373,30 +368,17 @@ def _check_delta(delta) -> float:
 
 
 def _class_indices(deployed: DeployedTree, y, *, strict: bool) -> np.ndarray:
-    y = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
-    if y.ndim != 1:
-        if y.ndim == 2 and y.shape[1] == 1:
-            y = y[:, 0]
-        else:
-            raise ValueError(f"y must be one-dimensional, got shape {y.shape}")
+    y = label_vector(y)
     n_rows = deployed.features.shape[0]
     if y.shape[0] != n_rows:
         raise ValueError(f"X has {n_rows} rows but y has {y.shape[0]}")
-    classes = deployed.classes
-    try:
-        pos = np.searchsorted(classes, y)
-    except TypeError as exc:
-        raise ValueError(f"y labels cannot be compared with the model's classes ({exc})") \
-            from None
-    pos = np.clip(pos, 0, classes.shape[0] - 1)
-    known = classes[pos] == y
-    if not np.all(known):
-        unknown = np.unique(y[~known])[:5].tolist()
+    indices = label_indices(deployed.classes, y)
+    if np.any(indices < 0):
+        unknown = unknown_labels(y, indices)
         if strict:
             raise ValueError(f"y has labels the model never saw in training: {unknown}; "
                              "certify needs the training sample (use method='test_set' for "
                              "held-out rows)")
         warnings.warn(f"y has labels the model never saw ({unknown}): counted as errors",
                       stacklevel=3)
-        pos = np.where(known, pos, -1)
-    return pos.astype(np.int64)
+    return indices

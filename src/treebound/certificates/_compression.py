@@ -42,7 +42,18 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import gammaln
 
+from treebound._flat._feature_coding import _code_values
+from treebound._kernels import compression as kernels
+from treebound._kernels.compression import (
+    choose_rows,
+    count_rows_by_value,
+    fill_rows_by_value,
+    threshold_neighbours,
+    value_pairs,
+)
 from treebound.certificates._counting import log_shape_prior, log_test_counts
+from treebound.certificates._deployed import sklearn_midpoint, treebound_midpoint
+from treebound.certificates._peers import float32_sklearn_midpoint
 from treebound.theory.combinatorics import log_stirling2
 
 __all__ = ["Compression", "compress", "log_message_prior", "log_surjections_bound"]
@@ -147,8 +158,6 @@ def _histogram_bins(deployed):
 def bin_extremes(column_sorted: np.ndarray, max_bins: int) -> np.ndarray:
     """The smallest and largest value of every code of treebound's histogram coding of a sorted
     column (``_flat._feature_coding._code_values``, the fit's own rule), sorted."""
-    from treebound._flat._feature_coding import _code_values
-
     if column_sorted.shape[0] == 0:
         return column_sorted
     first = np.flatnonzero(np.r_[True, column_sorted[1:] != column_sorted[:-1]])
@@ -159,10 +168,6 @@ def bin_extremes(column_sorted: np.ndarray, max_bins: int) -> np.ndarray:
 
 def _compiled_rule(midpoint):
     """The code of a midpoint rule the compiled pair search knows, or None."""
-    from treebound._kernels import compression as kernels
-    from treebound.certificates._deployed import sklearn_midpoint, treebound_midpoint
-    from treebound.certificates._peers import float32_sklearn_midpoint
-
     return {treebound_midpoint: kernels.MIDPOINT_TREEBOUND,
             sklearn_midpoint: kernels.MIDPOINT_SKLEARN,
             float32_sklearn_midpoint: kernels.MIDPOINT_SKLEARN_FLOAT32}.get(midpoint)
@@ -179,13 +184,6 @@ def compress(deployed, wrong: np.ndarray, multiway: bool) -> Compression | str:
     model's family can grow multiway nodes (shape prior). Returns the reason as a string when
     the tree cannot be compressed.
     """
-    from treebound._kernels.compression import (
-        choose_rows,
-        count_rows_by_value,
-        fill_rows_by_value,
-        threshold_neighbours,
-    )
-
     tree = deployed.tree
     if deployed.midpoint is None:
         return (f"{deployed.family} thresholds are not midpoints of training values, so no "
@@ -218,8 +216,6 @@ def compress(deployed, wrong: np.ndarray, multiway: bool) -> Compression | str:
     if rule is not None and missing.size:
         # the pair search compiled, one call per feature (a histogram tree's thresholds are
         # rarely midpoints of a node's neighbours, so this runs for most of its nodes)
-        from treebound._kernels.compression import value_pairs
-
         max_bins = _histogram_bins(deployed)
         for j in np.unique(node_feature[missing]).tolist():
             mine = missing[node_feature[missing] == j]

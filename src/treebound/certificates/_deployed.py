@@ -1,16 +1,15 @@
-"""A fitted classification tree as the certificates see it, read from any supported library.
+"""A fitted classification tree as the certificates see it, and the readers of treebound's and
+scikit-learn's trees.
 
 :class:`DeployedTree` holds the tree as flat arrays (:class:`~treebound.tree.Tree`), the
 feature matrix its tests compare against, the class labels, the kind of every feature and the
 rule that computed its numeric thresholds from two training values (the sample-compression
-bound rebuilds every threshold from two training examples with that rule). Adapters turn a
-fitted model into one; :func:`deployed_tree` picks the adapter by the model's type.
-
-Supported: treebound's ``DecisionTreeClassifier`` and ``DyadicTreeClassifier``,
-scikit-learn's ``DecisionTreeClassifier`` (read from ``tree_``), and the optimal sparse trees of
-``pystreed`` (``STreeDClassifier``) and ``gosdt`` (``GOSDTClassifier``, alone or after its
-binarizer in a ``Pipeline``), read by :mod:`treebound.certificates._peers`, imported only when
-such a model is given.
+bound rebuilds every threshold from two training examples with that rule). The adapters here
+read treebound's classifiers (by what they have: a flat ``Tree`` as ``tree_``, ``classes_`` and
+the ``encode`` method, never by importing the estimators) and scikit-learn's
+``DecisionTreeClassifier`` (read from ``tree_``); :mod:`._peers` reads the optimal sparse trees
+of ``pystreed`` and ``gosdt``, and :func:`~treebound.certificates._adapters.deployed_tree` picks
+the adapter for a model.
 """
 
 from __future__ import annotations
@@ -19,10 +18,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from treebound._flat._storage import Tree
 
-__all__ = ["DeployedTree", "deployed_tree", "sklearn_midpoint", "treebound_midpoint"]
+__all__ = ["DeployedTree", "from_sklearn", "from_treebound", "is_dyadic", "sklearn_midpoint",
+           "treebound_deployed", "treebound_midpoint"]
 
 
 def treebound_midpoint(low: np.ndarray, high: np.ndarray) -> np.ndarray:
@@ -48,7 +49,7 @@ def sklearn_midpoint(low: np.ndarray, high: np.ndarray) -> np.ndarray:
 class DeployedTree:
     """A fitted tree classifier, in the terms the bounds need.
 
-    Built by :func:`deployed_tree` from a supported model; the certificates read nothing else.
+    Built by an adapter (:func:`~treebound.certificates.deployed_tree`) from a supported model; the certificates read nothing else.
 
     Parameters
     ----------
@@ -79,7 +80,7 @@ class DeployedTree:
     >>> from treebound import DecisionTreeClassifier
     >>> X, y = load_iris(return_X_y=True)
     >>> model = DecisionTreeClassifier(max_leaf_nodes=4, growth="top_down").fit(X, y)
-    >>> deployed = deployed_tree(model, X)
+    >>> deployed = from_treebound(model, X)
     >>> deployed.family, deployed.n_features, deployed.n_classes, deployed.n_fit_rows
     ('treebound', 4, 3, 150)
     """
@@ -116,7 +117,7 @@ class DeployedTree:
         >>> from treebound import DecisionTreeClassifier
         >>> X, y = load_iris(return_X_y=True)
         >>> model = DecisionTreeClassifier(max_leaf_nodes=4, growth="top_down").fit(X, y)
-        >>> deployed = deployed_tree(model, X)
+        >>> deployed = from_treebound(model, X)
         >>> bool((deployed.classes[deployed.predict_index()] == model.predict(X)).all())
         True
         """
@@ -124,10 +125,38 @@ class DeployedTree:
 
 
 # ----------------------------------------------------------------------------- adapters
-def _from_treebound(model, X) -> DeployedTree:
-    from sklearn.utils.validation import check_is_fitted
+def is_dyadic(model) -> bool:
+    """Whether a treebound classifier is a dyadic tree: it has the dyadic grid it was fit on
+    (``resolution_`` and ``data_range_``)."""
+    return hasattr(model, "resolution_") and hasattr(model, "data_range_")
 
+
+def from_treebound(model, X) -> DeployedTree:
+    """A fitted treebound classifier (greedy or dyadic) evaluated on the rows ``X``.
+
+    Parameters
+    ----------
+    model : DecisionTreeClassifier or DyadicTreeClassifier
+        Fitted (``NotFittedError`` otherwise).
+    X : array-like or DataFrame of shape (n_rows, n_features)
+        The rows, in the model's input format (``model.encode`` reads them).
+
+    Returns
+    -------
+    DeployedTree
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from treebound import DecisionTreeClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> from_treebound(DecisionTreeClassifier(max_depth=2).fit(X, y), X).family
+    'treebound'
+    """
     check_is_fitted(model, "tree_")
+    if not isinstance(model.tree_, Tree):
+        raise TypeError(f"certify reads a treebound tree from tree_; this {type(model).__name__}"
+                        f" holds a {type(model.tree_).__name__}")
     return treebound_deployed(model, model.encode(X),
                               n_fit_rows=int(model.tree_.n_node_samples[0]))
 
@@ -135,16 +164,36 @@ def _from_treebound(model, X) -> DeployedTree:
 def treebound_deployed(model, features, n_fit_rows: int) -> DeployedTree:
     """A fitted treebound classifier (greedy or dyadic) and its encoded rows ``features``."""
     tree = model.tree_
-    family = "dyadic" if type(model).__name__ == "DyadicTreeClassifier" else "treebound"
+    family = "dyadic" if is_dyadic(model) else "treebound"
     return DeployedTree(tree=tree, features=features, classes=np.asarray(model.classes_),
                         leaf_class=tree.majority_class, n_categories=tree.n_categories.copy(),
                         midpoint=None if family == "dyadic" else treebound_midpoint,
                         family=family, n_fit_rows=n_fit_rows, model=model)
 
 
-def _from_sklearn(model, X) -> DeployedTree:
-    from sklearn.utils.validation import check_is_fitted, validate_data
+def from_sklearn(model, X) -> DeployedTree:
+    """A fitted scikit-learn ``DecisionTreeClassifier`` evaluated on the rows ``X``.
 
+    Parameters
+    ----------
+    model : sklearn.tree.DecisionTreeClassifier or ExtraTreeClassifier
+        Fitted, single-output.
+    X : array-like of shape (n_rows, n_features)
+        The rows (read as float32, as scikit-learn's trees do).
+
+    Returns
+    -------
+    DeployedTree
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from sklearn.tree import DecisionTreeClassifier as SklearnTree
+    >>> X, y = load_iris(return_X_y=True)
+    >>> deployed = from_sklearn(SklearnTree(max_depth=2, random_state=0).fit(X, y), X)
+    >>> deployed.family, deployed.tree.n_leaves
+    ('scikit-learn', 3)
+    """
     check_is_fitted(model, "tree_")
     if getattr(model, "n_outputs_", 1) != 1:
         raise ValueError(f"certify needs a single-output classifier; this "
@@ -193,114 +242,3 @@ def _tree_from_sklearn(sk_tree) -> Tree:
                                            dtype=np.float64)[keep],
         n_categories=np.zeros(sk_tree.n_features, dtype=np.int64),
     )
-
-
-def _is_treebound_classifier(model) -> bool:
-    from treebound._estimator._base import BaseTreeEstimator, TreeClassifierMixin
-
-    return isinstance(model, BaseTreeEstimator) and isinstance(model, TreeClassifierMixin)
-
-
-def _is_sklearn_tree_classifier(model) -> bool:
-    try:
-        from sklearn.tree import DecisionTreeClassifier, ExtraTreeClassifier
-    except ImportError:  # pragma: no cover - scikit-learn is a dependency
-        return False
-    return isinstance(model, DecisionTreeClassifier | ExtraTreeClassifier)
-
-
-def _library(model) -> str:
-    return type(model).__module__.split(".")[0]
-
-
-def _is_peer_library(model) -> bool:
-    """A model of ``pystreed`` or ``gosdt`` (or a Pipeline ending in one), told apart by the
-    module of its class so that neither library is imported to ask."""
-    steps = getattr(model, "steps", None)
-    if type(model).__name__ == "Pipeline" and steps:
-        return _library(steps[-1][1]) == "gosdt"
-    return _library(model) in ("pystreed", "gosdt")
-
-
-def _is_streed(model) -> bool:
-    if not _is_peer_library(model):
-        return False
-    from treebound.certificates._peers import is_streed
-
-    return is_streed(model)
-
-
-def _is_gosdt(model) -> bool:
-    if not _is_peer_library(model):
-        return False
-    from treebound.certificates._peers import is_gosdt
-
-    return is_gosdt(model)
-
-
-def _from_streed(model, X) -> DeployedTree:
-    from treebound.certificates._peers import from_streed
-
-    return from_streed(model, X)
-
-
-def _from_gosdt(model, X) -> DeployedTree:
-    from treebound.certificates._peers import from_gosdt
-
-    return from_gosdt(model, X)
-
-
-#: (predicate, adapter) pairs tried in order by :func:`deployed_tree`.
-ADAPTERS: list[tuple[Callable, Callable]] = [
-    (_is_treebound_classifier, _from_treebound),
-    (_is_sklearn_tree_classifier, _from_sklearn),
-    (_is_streed, _from_streed),
-    (_is_gosdt, _from_gosdt),
-]
-
-
-def deployed_tree(model, X) -> DeployedTree:
-    """The :class:`DeployedTree` of a fitted classifier evaluated on the rows ``X``.
-
-    The adapter is chosen by the model's type: treebound's ``DecisionTreeClassifier`` and
-    ``DyadicTreeClassifier``, scikit-learn's ``DecisionTreeClassifier`` (``tree_`` renumbered
-    breadth-first), pystreed's ``STreeDClassifier`` and gosdt's ``GOSDTClassifier`` (alone or in
-    a ``Pipeline`` after its binarizer; imported only when such a model is given).
-
-    Parameters
-    ----------
-    model : fitted classifier
-        One of the models above.
-    X : array-like or DataFrame of shape (n_rows, n_features)
-        The rows to certify on, in the model's input format.
-
-    Returns
-    -------
-    DeployedTree
-
-    Raises
-    ------
-    TypeError
-        For models no adapter reads (regressors included); an unfitted model or an ``X`` with
-        other features raises the model's own error.
-
-    Examples
-    --------
-    >>> from sklearn.datasets import load_iris
-    >>> from sklearn.tree import DecisionTreeClassifier as SklearnTree
-    >>> X, y = load_iris(return_X_y=True)
-    >>> cart = SklearnTree(max_depth=2, random_state=0).fit(X, y)
-    >>> deployed = deployed_tree(cart, X)
-    >>> deployed.family, deployed.tree.n_leaves
-    ('scikit-learn', 3)
-    """
-    for accepts, adapter in ADAPTERS:
-        if accepts(model):
-            return adapter(model, X)
-    name = type(model).__name__
-    if hasattr(model, "predict") and not hasattr(model, "classes_") and hasattr(model, "tree_"):
-        raise TypeError(f"certify bounds the 0-1 risk of classifiers; {name} is a regressor")
-    raise TypeError(f"certify cannot read a {name}: supported models are treebound's "
-                    "DecisionTreeClassifier and DyadicTreeClassifier, scikit-learn's "
-                    "DecisionTreeClassifier, pystreed's STreeDClassifier and gosdt's "
-                    "GOSDTClassifier (alone or in a Pipeline after its binarizer)")

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from treebound._flat._features import effective_n_features
 from treebound.certificates._compression import compress, log_surjections_bound
 from treebound.certificates._counting import (
     certified_levels,
@@ -33,7 +34,9 @@ from treebound.certificates._counting import (
     log_test_counts,
     may_grow_multiway,
 )
+from treebound.theory._fitted_shapes import subtree_structures
 from treebound.theory.bounds import PAPER_ERROR_PRIOR_RATIO, shawe_taylor_bound
+from treebound.theory.partitioning import log_growth_function_upper_bound
 from treebound.theory.tail_inversion import (
     binomial_tail_inversion,
     binomial_tail_lower_inversion,
@@ -100,15 +103,10 @@ def log_growth_bound(deployed, n_points: int, multiway: bool,
                                               log_test_choices=log_test_choices)
     if multiway or L == 1 or not tree.is_binary:
         return closed, "leaf_assignments"
-    from treebound.theory._fitted_shapes import subtree_structures
-    from treebound.theory.partitioning import log_growth_function_upper_bound
-
     # Tables cost about (distinct subtree shapes) x (parts) x (points); the nodes bound the
     # shapes from above without building them.
     if tree.n_nodes * (min(n, L) + 1) * n_points > table_budget:
         return closed, "leaf_assignments"
-    from treebound.pruning.bound import effective_n_features
-
     # categorical features with their K known levels and "unseen" (see _counting)
     n_features = effective_n_features(certified_levels(deployed.n_categories))
     shapes = subtree_structures(tree)

@@ -22,13 +22,14 @@ classifier fed binary features directly) is tested as ``x <= 0.5``. The librarie
 "nonzero" (STreeD after truncation to an integer), which is the same on ``{0, 1}``, so the
 adapter refuses rows with other values in such a column: there the two classifiers differ.
 
-The adapters never import ``pystreed`` or ``gosdt`` themselves (they read fitted attributes),
-and :mod:`treebound.certificates._deployed` imports this module only when given such a model.
+The adapters never import ``pystreed`` or ``gosdt`` (they read fitted attributes, and
+recognise a model by the module of its class).
 """
 
 from __future__ import annotations
 
 import numpy as np
+from sklearn.utils.validation import check_array
 
 from treebound._flat._storage import Tree
 from treebound.certificates._deployed import DeployedTree, sklearn_midpoint, treebound_midpoint
@@ -130,8 +131,6 @@ def _flat_tree(root: _Node, features: np.ndarray, n_classes: int, n_features: in
 
 
 def _numeric_matrix(X, n_features: int, what: str) -> np.ndarray:
-    from sklearn.utils.validation import check_array
-
     values = check_array(X, dtype=np.float64, ensure_all_finite=True)
     if values.shape[1] != n_features:
         raise ValueError(f"X has {values.shape[1]} features, but this {what} was fit on "

@@ -12,6 +12,7 @@ from treebound._estimator._base import BaseTreeEstimator, TreeClassifierMixin, c
 from treebound._flat._encoding import FeatureEncoder, column_names, resolve_categorical
 from treebound._flat._storage import Tree
 from treebound._validation import InstanceOf, Interval, Options
+from treebound.certificates import fit_certificate
 from treebound.dyadic._scaling import MAX_RESOLUTION, DyadicScaling
 from treebound.dyadic._search import (
     PENALTIES,
@@ -240,8 +241,6 @@ class DyadicTreeClassifier(TreeClassifierMixin, ClassifierMixin, BaseTreeEstimat
         self.empirical_risk_ = arrays.empirical_risk
         self.penalty_ = arrays.penalty
         self.n_cells_evaluated_ = arrays.n_cells_evaluated
-        from treebound.certificates import fit_certificate
-
         self.certificate_ = fit_certificate(self, X_enc, y_enc)
         return self
 

@@ -5,51 +5,18 @@ the resource limits. :mod:`treebound.pruning.bound` re-exports every name here."
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
+from treebound._flat._features import effective_n_features
+from treebound._resources import ResourceLimitError, check_resources, unbounded
 from treebound.theory._fitted_shapes import subtree_structures
 from treebound.theory.bounds import log_structure_prior
 from treebound.theory.partitioning import PartitioningCache, log_growth_function_upper_bound
 from treebound.theory.structures import TreeStructure
 
 __all__ = ["BoundObjective", "choose_variant", "effective_n_features", "tight_table_cost"]
-
-
-def effective_n_features(n_categories) -> int:
-    """``ell`` to use in Theorem 9 for a binary tree over these features.
-
-    Theorem 9 depends on the features only through the number of distinct ways a stump can send
-    ``k`` of ``m`` points to its left child: at most ``2`` per real-valued feature (threshold and
-    side), hence ``min(2 ell, C(m, k))``. A binary categorical test sending a subset of the ``K``
-    categories left realizes at most ``2^K - 2`` nontrivial left sets (the subsets of categories
-    other than none and all; ``1 <= k <= m - 1`` in the sum), i.e. counts as ``2^(K-1) - 1``
-    real features (Yıldız's Theorem 5 counts the same bipartitions); a two-category feature
-    counts as exactly one. This is the extension treebound uses for "bound" on categorical
-    features (binary splits only).
-
-    Parameters
-    ----------
-    n_categories : array-like of int, shape (n_features,)
-        Levels of every feature, 0 for a numeric one (``Tree.n_categories``).
-
-    Returns
-    -------
-    int
-        The number of real features with as many stump tests, at least 1.
-
-    Examples
-    --------
-    >>> effective_n_features([0, 0, 0])  # three numeric features
-    3
-    >>> effective_n_features([0, 2, 4])  # 1 + 1 + (2**3 - 1)
-    9
-    """
-    n_categories = np.asarray(n_categories, dtype=np.int64)
-    total = int(np.count_nonzero(n_categories == 0))
-    for K in n_categories[n_categories > 0].tolist():
-        total += 2 ** (int(K) - 1) - 1
-    return max(total, 1)
 
 
 # Cost model of the tight tables (measured on this machine, bench_certify_speed.py era): about
@@ -88,7 +55,7 @@ def tight_table_cost(tree, n_examples: int | None = None) -> tuple[float, float]
     >>> from treebound import DecisionTreeClassifier
     >>> X, y = load_iris(return_X_y=True)
     >>> tree = DecisionTreeClassifier(max_leaf_nodes=4, random_state=0).fit(X, y).tree_
-    >>> str(tree.structure())
+    >>> str(TreeStructure.from_tree(tree))
     '(L,((L,L),L))'
     >>> memory, seconds = tight_table_cost(tree)  # tables of 3 + 4 + 4 rows over 2m + 1 points
     >>> memory == 16 * (3 + 4 + 4) * (2 * 150 + 1), seconds < 0.1
@@ -147,10 +114,6 @@ def choose_variant(tree, variant: str) -> str:
     ...
     treebound._resources.ResourceLimitError: bound pruning (tight Theorem 9 tables) ...
     """
-    import warnings
-
-    from treebound._resources import ResourceLimitError, check_resources, unbounded
-
     if variant not in ("auto", "tight") or not tree.is_binary or tree.task != "classification":
         return variant
     if unbounded():

@@ -6,13 +6,16 @@ method name to its pruner.
 
 from __future__ import annotations
 
+import dataclasses
 import time
+import warnings
 
 import numpy as np
 
 from treebound._options import resolve_params
 from treebound._resources import unlimited
 from treebound.pruning.bound import choose_variant, prune_bound
+from treebound.pruning.certificate_bound import prune_by_certificate
 from treebound.pruning.cost_complexity import prune_cost_complexity_cv
 from treebound.pruning.reduced_error import prune_reduced_error
 from treebound.pruning.srm import prune_srm
@@ -23,6 +26,7 @@ __all__ = ["cv_folds", "holdout_split", "run_pruning"]
 def cv_folds(y, n_folds: int, seed: int, classification: bool):
     """``(train_idx, val_idx)`` pairs: stratified, shuffled K folds (plain K folds when a class
     has fewer than ``n_folds`` samples, and for regression)."""
+    # sklearn.model_selection takes ~0.2 s to import: loaded by the CV methods only
     from sklearn.model_selection import KFold, StratifiedKFold
 
     n = len(y)
@@ -39,6 +43,7 @@ def cv_folds(y, n_folds: int, seed: int, classification: bool):
 
 def holdout_split(y, fraction: float, seed: int, classification: bool):
     """``(grow_idx, holdout_idx)``: a shuffled split, stratified when every class allows it."""
+    # sklearn.model_selection takes ~0.2 s to import: loaded by the hold-out method only
     from sklearn.model_selection import train_test_split
 
     n = len(y)
@@ -119,8 +124,6 @@ def run_pruning(tree, method: str, params: dict | None = None, *, X=None, y=None
 def _run_pruning(tree, method, params, *, X, y, sample_weight, grow, seed, cache):
     started = time.perf_counter()
     if method == "bound" and params["bound"] != "shawe_taylor":
-        from treebound.pruning.certificate_bound import prune_by_certificate
-
         return prune_by_certificate(tree, X, y, criterion=params["bound"],
                                     delta=params["delta"])
     if method == "bound":
@@ -171,9 +174,6 @@ def weights_are_uniform(tree) -> bool:
 def withhold_weighted_bound(result, uniform: bool, stacklevel: int = 3):
     """``result`` with ``bound`` set to None (and a warning) when it was computed from weighted
     statistics of non-uniformly weighted rows ("bound" with the Shawe-Taylor objective, "srm")."""
-    import dataclasses
-    import warnings
-
     if uniform or result.bound is None:
         return result
     if result.method == "bound" and result.info.get("criterion", "shawe_taylor") != \

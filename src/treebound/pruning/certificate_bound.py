@@ -27,7 +27,16 @@ import time
 
 import numpy as np
 
+from treebound.certificates._compression import compress, log_surjections_bound
+from treebound.certificates._counting import log_test_counts
+from treebound.certificates._deployed import DeployedTree, treebound_midpoint
 from treebound.pruning._core import finish
+from treebound.theory.bounds import log_structure_prior
+from treebound.theory.tail_inversion import (
+    hypergeometric_tail_inversion_bound,
+    log_leaf_assignment_growth_bound,
+    sample_compression_bound,
+)
 
 __all__ = ["CRITERIA", "prune_by_certificate"]
 
@@ -90,9 +99,6 @@ def prune_by_certificate(tree, X, y, *, criterion: str, delta: float = 0.05):
     >>> model.bound_ == result.bound
     True
     """
-    from treebound.certificates._counting import log_test_counts
-    from treebound.certificates._deployed import DeployedTree, treebound_midpoint
-
     started = time.perf_counter()
     if criterion not in CRITERIA:
         raise ValueError(f"unknown bound criterion {criterion!r}: expected one of "
@@ -189,17 +195,10 @@ class _HtiObjective:
 
     def prior(self, n_leaves):
         if n_leaves not in self._prior:
-            from treebound.theory.bounds import log_structure_prior
-
             self._prior[n_leaves] = log_structure_prior(n_leaves)
         return self._prior[n_leaves]
 
     def value(self, u, internal, leaves, errors, log_w_below):
-        from treebound.theory.tail_inversion import (
-            hypergeometric_tail_inversion_bound,
-            log_leaf_assignment_growth_bound,
-        )
-
         L, k, log_w = int(leaves[0]), int(errors[0]), float(log_w_below[0])
         if u is not None:
             L -= int(leaves[u]) - 1
@@ -220,8 +219,6 @@ class _CompressionObjective:
     """Compression bound of candidate trees; the pairs are those of the grown tree."""
 
     def __init__(self, deployed, rows: _Rows, delta):
-        from treebound.certificates._compression import compress
-
         self.rows = rows
         self.delta = delta
         self.tree = deployed.tree
@@ -255,10 +252,6 @@ class _CompressionObjective:
         return out
 
     def value(self, u, internal, leaves, errors, log_w_below):
-        from treebound.certificates._compression import log_surjections_bound
-        from treebound.theory.bounds import log_structure_prior
-        from treebound.theory.tail_inversion import sample_compression_bound
-
         m = self.rows.y.shape[0]
         use = self.use
         in_set = use > 0

@@ -66,6 +66,7 @@ def plot_pruning_path(model, ax=None, *, label: str | None = None, color=None):
     >>> ax.get_xlabel(), ax.get_title()
     ('leaves', 'pruning path (bound)')
     """
+    # matplotlib (~0.5 s to import) only when a figure is drawn
     import matplotlib.pyplot as plt
 
     method, path, kept = _path_of(model)

@@ -27,6 +27,7 @@ from treebound._estimator._base import BaseTreeEstimator, TreeClassifierMixin, c
 from treebound._flat._encoding import HANDLE_UNKNOWN, FeatureEncoder, resolve_categorical
 from treebound._options import METHODS as PRUNING_METHODS
 from treebound._validation import InstanceOf, Interval, Options, RealNotInt, check_sample_weight
+from treebound.certificates import fit_certificate
 from treebound.tree._builder import (
     CATEGORICAL_SPLITS,
     CLASSIFICATION_CRITERIA,
@@ -289,8 +290,6 @@ class DecisionTreeClassifier(TreeClassifierMixin, ClassifierMixin, GreedyTree):
         y_enc = self._encode_target(y, X_enc.shape[0])
         weights = check_sample_weight(sample_weight, X_enc.shape[0])
         self._fit_encoded(X_enc, y_enc, weights, len(self.classes_))
-        from treebound.certificates import fit_certificate
-
         # Every row with positive weight counts once: the certificate is on the rows, whatever
         # their weights.
         positive = weights > 0

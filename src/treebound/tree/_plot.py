@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from treebound._resources import check_resources
 from treebound.tree._export import _child_conditions, _fmt_number, _view
 
 #: With ``max_depth="auto"``, trees with more leaves than this are drawn down to the deepest
@@ -82,8 +83,6 @@ def _figure_inches(n_columns: int, n_levels: int) -> tuple[float, float]:
 
 
 def _check_drawing(drawn) -> None:
-    from treebound._resources import check_resources
-
     n_drawn = int(np.count_nonzero(drawn))
     # matplotlib: about 12 ms and tens of kilobytes per drawn node (box, edges, labels, and
     # rendering them), measured on a 2-core Xeon
@@ -142,6 +141,7 @@ def plot_tree(model, ax=None, *, max_depth: int | str | None = "auto",
     >>> len(ax.texts) > 3
     True
     """
+    # matplotlib (~0.5 s to import) only when a figure is drawn
     import matplotlib.pyplot as plt
 
     view = _view(model, feature_names, class_names)

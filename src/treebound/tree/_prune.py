@@ -16,10 +16,14 @@ True
 from __future__ import annotations
 
 import copy
+import dataclasses
 
 import numpy as np
 
+from treebound._flat._labels import label_indices, label_vector, unknown_labels
 from treebound._flat._storage import Tree
+from treebound._validation import check_sample_weight
+from treebound.certificates import fit_certificate
 from treebound.pruning._dispatch import run_pruning, weights_are_uniform, withhold_weighted_bound
 from treebound.tree._classes import growth_settings, set_pruning_state
 from treebound.tree._fit import regrow_function
@@ -102,8 +106,6 @@ def prune(model_or_tree, X=None, y=None, *, method: str = "bound", sample_weight
         raise ValueError(f"X has {X_enc.shape[0]} samples but y has {y_enc.shape[0]}")
     weights = None
     if sample_weight is not None and X_enc is not None:
-        from treebound._validation import check_sample_weight
-
         weights = check_sample_weight(sample_weight, X_enc.shape[0])
     grow_fn = None
     seed = 0 if random_state is None else int(random_state)
@@ -135,26 +137,20 @@ def _pruned_certificate(pruned, X_enc, y_enc, weights):
     training rows, as in ``fit``), or None without them."""
     if X_enc is None or y_enc is None:
         return None
-    from treebound.certificates import fit_certificate
-
     positive = slice(None) if weights is None else weights > 0
     return fit_certificate(pruned, X_enc[positive], y_enc[positive])
 
 
 def _encode_target(model, y):
-    y = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y).ravel()
     classes = getattr(model, "classes_", None)
     if classes is None:
-        return y.astype(np.float64)
-    idx = np.searchsorted(classes, y)
-    idx = np.clip(idx, 0, len(classes) - 1)
-    if not np.all(classes[idx] == y):
-        unknown = sorted(set(np.asarray(y)[classes[idx] != y].tolist()))[:5]
-        raise ValueError(f"y has labels the model was not fitted on: {unknown}")
-    return idx.astype(np.int32)
+        return label_vector(y).astype(np.float64)
+    indices = label_indices(classes, y)
+    if np.any(indices < 0):
+        raise ValueError(f"y has labels the model was not fitted on: "
+                         f"{unknown_labels(y, indices)}")
+    return indices.astype(np.int32)
 
 
 def _with_estimator(result, estimator):
-    import dataclasses
-
     return dataclasses.replace(result, estimator=estimator)

@@ -1,0 +1,170 @@
+"""Class labels and class indices: the one label encoding of the package.
+
+A classifier's ``classes_`` are its training labels, sorted and unique (:func:`fit_labels`);
+every label is then known by its index into them, the integer the flat tree's class counts,
+``majority_class`` and the bounds use. :func:`label_indices` turns the labels of other rows
+(the rows :func:`treebound.prune` and :func:`treebound.certify` are given) into those indices,
+``-1`` for a label the classifier never saw; each caller decides whether that is an error.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import column_or_1d
+
+__all__ = ["fit_labels", "label_indices", "label_vector", "unknown_labels"]
+
+
+def _first_of_each(values) -> str:
+    seen: dict = {}
+    for v in values:
+        seen.setdefault(type(v), v)
+    return ", ".join(repr(v) for v in seen.values())
+
+
+def fit_labels(y, n_samples: int, owner: str) -> tuple[np.ndarray, np.ndarray]:
+    """The classes of a classifier's training labels and the index of every row's label.
+
+    Parameters
+    ----------
+    y : array-like of shape (n_samples,)
+        Class labels of one type (numbers, strings or booleans); a one-column 2-D array is
+        accepted with scikit-learn's ``DataConversionWarning``.
+    n_samples : int
+        Rows of ``X`` (``y`` must have as many).
+    owner : str
+        The estimator's name, for the error messages.
+
+    Returns
+    -------
+    classes : ndarray of shape (n_classes,)
+        The distinct labels, sorted (``classes_``).
+    indices : ndarray of int32, shape (n_samples,)
+        ``classes[indices] == y``.
+
+    Raises
+    ------
+    ValueError
+        ``y`` missing, of another length, mixing label types, continuous, or with a single
+        class.
+
+    Examples
+    --------
+    >>> classes, indices = fit_labels(["b", "a", "b"], 3, "DecisionTreeClassifier")
+    >>> classes.tolist(), indices.tolist()
+    (['a', 'b'], [1, 0, 1])
+    """
+    if y is None:
+        raise ValueError(f"{owner} requires y to be passed, but the target y is None")
+    y = column_or_1d(np.asarray(y) if not hasattr(y, "to_numpy") else y.to_numpy(), warn=True)
+    if y.shape[0] != n_samples:
+        raise ValueError(f"X has {n_samples} samples but y has {y.shape[0]}")
+    if y.dtype == object:
+        kinds = {"text" if isinstance(v, str) else "number"
+                 if isinstance(v, numbers.Number) else type(v).__name__ for v in y}
+        if len(kinds) > 1:
+            raise ValueError(f"class labels mix {' and '.join(sorted(kinds))} (e.g. "
+                             f"{_first_of_each(y)}): use one label type")
+    check_classification_targets(y)
+    try:
+        classes, indices = np.unique(y, return_inverse=True)
+    except TypeError as exc:
+        raise TypeError(f"class labels cannot be ordered ({exc}); use one label type") from None
+    if classes.shape[0] < 2:
+        raise ValueError(
+            f"y contains only one class ({classes[0]!r}): a classifier needs samples of at "
+            "least 2 classes"
+        )
+    return classes, indices.astype(np.int32)
+
+
+def label_vector(y) -> np.ndarray:
+    """``y`` as a one-dimensional array (a pandas Series or a one-column 2-D array accepted).
+
+    Parameters
+    ----------
+    y : array-like
+        Labels.
+
+    Returns
+    -------
+    ndarray of shape (n_rows,)
+
+    Examples
+    --------
+    >>> label_vector([[0], [1]]).tolist()
+    [0, 1]
+    """
+    y = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
+    if y.ndim == 2 and y.shape[1] == 1:
+        y = y[:, 0]
+    if y.ndim != 1:
+        raise ValueError(f"y must be one-dimensional, got shape {y.shape}")
+    return y
+
+
+def label_indices(classes: np.ndarray, y) -> np.ndarray:
+    """The index of every label of ``y`` into ``classes``, ``-1`` for a label not among them.
+
+    Parameters
+    ----------
+    classes : ndarray
+        A classifier's ``classes_`` (sorted, unique).
+    y : array-like of shape (n_rows,)
+        Labels (:func:`label_vector` reads them).
+
+    Returns
+    -------
+    ndarray of int64, shape (n_rows,)
+
+    Raises
+    ------
+    ValueError
+        For labels that cannot be compared with the classes (text against numbers).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> label_indices(np.array(["a", "b"]), ["b", "c", "a"]).tolist()
+    [1, -1, 0]
+    """
+    y = label_vector(y)
+    try:
+        pos = np.searchsorted(classes, y)
+    except TypeError as exc:
+        raise ValueError(f"y labels cannot be compared with the model's classes ({exc})") \
+            from None
+    pos = np.clip(pos, 0, classes.shape[0] - 1)
+    known = classes[pos] == y
+    return np.where(known, pos, -1).astype(np.int64)
+
+
+def unknown_labels(y, indices: np.ndarray, limit: int = 5) -> list:
+    """The first ``limit`` distinct labels of ``y`` that :func:`label_indices` marked ``-1``,
+    sorted (for error messages).
+
+    Parameters
+    ----------
+    y : array-like of shape (n_rows,)
+        The labels given.
+    indices : ndarray of int, shape (n_rows,)
+        Their indices (:func:`label_indices`).
+    limit : int, default=5
+        How many to list.
+
+    Returns
+    -------
+    list
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> y = ["b", "c", "a", "d", "c"]
+    >>> unknown_labels(y, label_indices(np.array(["a", "b"]), y))
+    ['c', 'd']
+    """
+    y = label_vector(y)
+    return np.unique(y[indices < 0])[:limit].tolist()
