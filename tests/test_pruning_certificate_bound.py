@@ -1,4 +1,4 @@
-"""pruning_params={"bound": "hti" | "compression"}: Algorithm 3 with a certificate as objective,
+"""pruning_params={"objective": "hti" | "compression"}: Algorithm 3 with a certificate as objective,
 checked against a naive loop that collapses and re-evaluates every candidate tree."""
 
 import math
@@ -10,6 +10,7 @@ from sklearn.datasets import load_breast_cancer, load_wine
 from treebound import DecisionTreeClassifier, prune
 from treebound.certificates import deployed_tree
 from treebound.certificates._compression import compress, log_surjections_bound
+from treebound.pruning.certificate_bound import prune_by_certificate
 from treebound.theory import (
     hypergeometric_tail_inversion_bound,
     log_leaf_assignment_growth_bound,
@@ -46,18 +47,18 @@ def _compression(tree, old_to_new, X, y, pairs, ell_log_w):
                                     compression_size=d, log_message_prior=log_p, delta=0.05)
 
 
-def _naive(grown, X, y, criterion):
+def _naive(grown, X, y, objective):
     tree = grown.tree_
     ell_log_w = math.log(2 * X.shape[1])
     pairs = None
-    if criterion == "compression":
+    if objective == "compression":
         deployed = deployed_tree(grown, X)
         found = compress(deployed, deployed.predict_index() != y, False)
         pairs = {int(n): tuple(p) for n, p in zip(found.nodes, found.pairs, strict=True)}
 
     def value(mask):
         collapsed, old_to_new = tree.collapse(mask)
-        if criterion == "hti":
+        if objective == "hti":
             return _hti(collapsed, X, y, ell_log_w)
         return _compression(collapsed, old_to_new, X, y, pairs, ell_log_w)
 
@@ -83,14 +84,14 @@ def _naive(grown, X, y, criterion):
     return tree.collapse(mask)[0], current, order
 
 
-@pytest.mark.parametrize("criterion", ["hti", "compression"])
+@pytest.mark.parametrize("objective", ["hti", "compression"])
 @pytest.mark.parametrize("leaves", [6, 14])
-def test_certificate_criteria_match_a_naive_loop(criterion, leaves):
+def test_certificate_criteria_match_a_naive_loop(objective, leaves):
     X, y = load_breast_cancer(return_X_y=True)
     X, y = X[::2], y[::2]
     grown = DecisionTreeClassifier(max_leaf_nodes=leaves, growth="top_down").fit(X, y)
-    result = prune(grown, X, y, method="bound", bound=criterion)
-    expected, value, order = _naive(grown, X, y, criterion)
+    result = prune(grown, X, y, method="bound", objective=objective)
+    expected, value, order = _naive(grown, X, y, objective)
     assert result.bound == pytest.approx(value, rel=1e-12)
     assert list(result.info["collapsed"]) == order
     assert result.tree.n_leaves == expected.n_leaves
@@ -100,12 +101,30 @@ def test_certificate_criteria_match_a_naive_loop(criterion, leaves):
 
 def test_certificate_criteria_in_the_estimator():
     X, y = load_wine(return_X_y=True)
-    for criterion in ("hti", "compression"):
+    for objective in ("hti", "compression"):
         model = DecisionTreeClassifier(max_leaf_nodes=12, growth="top_down", pruning="bound",
-                                       pruning_params={"bound": criterion}).fit(X, y)
+                                       pruning_params={"objective": objective}).fit(X, y)
         assert model.bound_ <= 1.0 and model.get_n_leaves() >= 1
-        assert model.pruning_info_["criterion"] == criterion
-    with pytest.raises(ValueError, match="bound"):
-        DecisionTreeClassifier(pruning="bound", pruning_params={"bound": "vc"}).fit(X, y)
+        assert model.pruning_info_["objective"] == objective
+    with pytest.raises(ValueError, match="objective"):
+        DecisionTreeClassifier(pruning="bound", pruning_params={"objective": "vc"}).fit(X, y)
     with pytest.raises(ValueError, match="X and y"):
-        prune(DecisionTreeClassifier(max_leaf_nodes=4).fit(X, y), method="bound", bound="hti")
+        prune(DecisionTreeClassifier(max_leaf_nodes=4).fit(X, y), method="bound", objective="hti")
+
+
+def test_the_former_names_of_objective_still_work_with_a_future_warning():
+    X, y = load_wine(return_X_y=True)
+    kwargs = {"max_leaf_nodes": 12, "growth": "top_down", "pruning": "bound"}
+    now = DecisionTreeClassifier(**kwargs, pruning_params={"objective": "hti"}).fit(X, y)
+    with pytest.warns(FutureWarning, match="'bound'.*now called 'objective'"):
+        before = DecisionTreeClassifier(**kwargs, pruning_params={"bound": "hti"}).fit(X, y)
+    assert before.to_dict()["tree"] == now.to_dict()["tree"]
+    assert before.to_dict()["extra"] == now.to_dict()["extra"]
+    with pytest.raises(ValueError, match="not both"):
+        DecisionTreeClassifier(**kwargs, pruning_params={"bound": "hti", "objective": "hti"}
+                               ).fit(X, y)
+    grown = DecisionTreeClassifier(max_leaf_nodes=12, growth="top_down").fit(X, y)
+    with pytest.warns(FutureWarning, match="criterion"):
+        old = prune_by_certificate(grown.tree_, grown.encode(X), y, criterion="compression")
+    new = prune_by_certificate(grown.tree_, grown.encode(X), y, objective="compression")
+    assert old.bound == new.bound and old.path == new.path

@@ -19,7 +19,7 @@ MODULES = [
     "treebound.pruning.reduced_error",
     "treebound.pruning.srm",
     "treebound.pruning.plot",
-    "treebound._options",
+    "treebound.pruning._registry",
 ]
 
 

@@ -255,7 +255,7 @@ def test_prune_withholds_the_bound_of_a_weighted_tree():
     assert result.bound is None and result.estimator.bound_ is None
     assert result.info["weighted_objective"] > 0
     # the certificate criteria count rows: their bound stands under weights
-    by_certificate = DecisionTreeClassifier(pruning="bound", pruning_params={"bound": "hti"},
+    by_certificate = DecisionTreeClassifier(pruning="bound", pruning_params={"objective": "hti"},
                                             max_depth=5).fit(X, y, sample_weight=weights)
     assert by_certificate.bound_ is not None
 

@@ -2,14 +2,19 @@
 
 Methods (``method=`` of :func:`treebound.prune`, ``pruning=`` of the estimators):
 
-* ``"bound"`` — Leboeuf et al. (2020) Algorithm 3: greedy collapses minimizing the
-  Shawe-Taylor risk bound with the growth-function bound of Theorem 9 (:mod:`.bound`);
+* ``"bound"`` — Leboeuf et al. (2020) Algorithm 3: greedy collapses minimizing an
+  ``objective``, the Shawe-Taylor risk bound with the growth-function bound of Theorem 9
+  (:mod:`.bound`, the default) or a certificate (:mod:`.certificate_bound`);
 * ``"ccp_cv"`` / ``"mcart_cv"`` — CART cost-complexity pruning with K-fold cross-validation
   (Breiman et al. 1984, chapter 3) and its M-CART variant (:mod:`.cost_complexity`);
 * ``"srm"`` — Yıldız (2015) SRM pruning with VC-dimension bounds (:mod:`.srm`);
 * ``"reduced_error"`` — reduced-error pruning on a held-out set (:mod:`.reduced_error`).
 
-Every method is one generic pass (:mod:`._core`): a controller marks the nodes to turn into
+:data:`REGISTRY` (:mod:`._registry`) is the one place that knows each method: its options and
+defaults (:data:`PARAMETERS`), what it needs besides the grown tree (the training rows, rows
+held out from growth, a regrow function) and the function that runs it; ``fit``,
+:func:`treebound.prune` and :func:`run_pruning` all read it. Every method is one generic pass
+(:mod:`._core`): a controller marks the nodes to turn into
 leaves, then a single :meth:`~treebound.tree.Tree.collapse` builds the pruned tree. The package
 knows trees (:class:`~treebound.tree.Tree`) and, for the cross-validated methods, a *regrow*
 callable; estimators reach it through :func:`treebound.prune` and the fit core.
@@ -29,10 +34,17 @@ True
 
 from __future__ import annotations
 
-from treebound._options import METHODS, PARAMETERS, REGRESSION_METHODS, resolve_params
 from treebound.pruning._core import PruningResult
 from treebound.pruning._dispatch import run_pruning
+from treebound.pruning._registry import (
+    METHODS,
+    PARAMETERS,
+    REGISTRY,
+    REGRESSION_METHODS,
+    PruningMethod,
+    resolve_params,
+)
 from treebound.pruning.plot import plot_pruning_path
 
-__all__ = ["METHODS", "PARAMETERS", "REGRESSION_METHODS", "PruningResult", "plot_pruning_path",
-           "resolve_params", "run_pruning"]
+__all__ = ["METHODS", "PARAMETERS", "REGISTRY", "REGRESSION_METHODS", "PruningMethod",
+           "PruningResult", "plot_pruning_path", "resolve_params", "run_pruning"]

@@ -1,7 +1,7 @@
-"""Functional core shared by the estimators and :func:`treebound.pruning.prune`.
+"""The functional core shared by the estimators and :func:`treebound.prune`.
 
-Encoded data in, :class:`~treebound.pruning._core.PruningResult` out; a registry maps each
-method name to its pruner.
+Encoded data in, :class:`~treebound.pruning._core.PruningResult` out; what each method needs
+and how it runs comes from the registry (:mod:`treebound.pruning._registry`).
 """
 
 from __future__ import annotations
@@ -12,54 +12,10 @@ import warnings
 
 import numpy as np
 
-from treebound._options import resolve_params
 from treebound._resources import unlimited
-from treebound.pruning.bound import choose_variant, prune_bound
-from treebound.pruning.certificate_bound import prune_by_certificate
-from treebound.pruning.cost_complexity import prune_cost_complexity_cv
-from treebound.pruning.reduced_error import prune_reduced_error
-from treebound.pruning.srm import prune_srm
+from treebound.pruning._registry import PruningData, pruning_method, resolve_params
 
-__all__ = ["cv_folds", "holdout_split", "run_pruning"]
-
-
-def cv_folds(y, n_folds: int, seed: int, classification: bool):
-    """``(train_idx, val_idx)`` pairs: stratified, shuffled K folds (plain K folds when a class
-    has fewer than ``n_folds`` samples, and for regression)."""
-    # sklearn.model_selection takes ~0.2 s to import: loaded by the CV methods only
-    from sklearn.model_selection import KFold, StratifiedKFold
-
-    n = len(y)
-    if n_folds > n:
-        raise ValueError(f"n_folds={n_folds} cross-validation needs at least {n_folds} "
-                         f"samples, got n_samples={n}")
-    if classification:
-        counts = np.bincount(np.asarray(y, dtype=np.int64))
-        if counts[counts > 0].min() >= n_folds:
-            return list(StratifiedKFold(n_folds, shuffle=True, random_state=seed)
-                        .split(np.zeros(n), y))
-    return list(KFold(n_folds, shuffle=True, random_state=seed).split(np.zeros(n)))
-
-
-def holdout_split(y, fraction: float, seed: int, classification: bool):
-    """``(grow_idx, holdout_idx)``: a shuffled split, stratified when every class allows it."""
-    # sklearn.model_selection takes ~0.2 s to import: loaded by the hold-out method only
-    from sklearn.model_selection import train_test_split
-
-    n = len(y)
-    n_hold = int(round(fraction * n))
-    if n_hold < 1 or n - n_hold < 1:
-        raise ValueError(f"holdout={fraction} leaves an empty part with {n} samples")
-    idx = np.arange(n)
-    stratify = None
-    if classification:
-        counts = np.bincount(np.asarray(y, dtype=np.int64))
-        counts = counts[counts > 0]
-        if counts.min() >= 2 and n_hold >= len(counts) and n - n_hold >= len(counts):
-            stratify = y
-    grow_idx, hold_idx = train_test_split(idx, test_size=n_hold, random_state=seed,
-                                          stratify=stratify)
-    return np.sort(grow_idx), np.sort(hold_idx)
+__all__ = ["run_pruning", "weights_are_uniform", "withhold_weighted_bound"]
 
 
 def run_pruning(tree, method: str, params: dict | None = None, *, X=None, y=None,
@@ -68,9 +24,11 @@ def run_pruning(tree, method: str, params: dict | None = None, *, X=None, y=None
 
     :func:`treebound.prune` and the estimators' ``pruning=`` option call it; it knows trees and,
     for the cross-validated methods, a regrow callable only. "bound" (Leboeuf et al. 2020,
-    Algorithm 3) and "srm" (Yıldız 2015) read the training statistics stored in the tree's nodes;
-    "reduced_error" reads a pruning set; "ccp_cv"/"mcart_cv" (Breiman et al. 1984) regrow trees
-    on cross-validation folds of the training data.
+    Algorithm 3) with the Shawe-Taylor objective and "srm" (Yıldız 2015) read the training
+    statistics stored in the tree's nodes; "bound" with a certificate objective counts errors
+    on the training rows; "reduced_error" reads a pruning set; "ccp_cv"/"mcart_cv" (Breiman et
+    al. 1984) regrow trees on cross-validation folds of the training data (each method's
+    :class:`~treebound.pruning._registry.Needs`).
 
     Parameters
     ----------
@@ -82,7 +40,8 @@ def run_pruning(tree, method: str, params: dict | None = None, *, X=None, y=None
         Options of the method (``pruning_params`` of the estimators), validated and completed
         with the defaults by :func:`resolve_params`.
     X : ndarray of float64, shape (n_samples, n_features), optional
-        Encoded rows: the training data of the CV methods, the pruning set of "reduced_error".
+        Encoded rows: the training data of the CV methods and of the certificate objectives,
+        the pruning set of "reduced_error".
     y : ndarray, shape (n_samples,), optional
         Class indices (classification) or float targets (regression) of ``X``.
     sample_weight : ndarray of shape (n_samples,), optional
@@ -109,51 +68,34 @@ def run_pruning(tree, method: str, params: dict | None = None, *, X=None, y=None
     >>> result.n_leaves, round(result.bound, 4)
     (7, 0.0976)
     """
+    entry = pruning_method(method)
     params = resolve_params(method, params, task=tree.task)
-    if method == "bound" and params["bound"] == "shawe_taylor":
-        # The tight bound's partitioning tables grow with the tree, the classes and 2m: checked
-        # against the resource limits here, before any work ("auto" falls back to "loose").
-        params = dict(params, variant=choose_variant(tree, params["variant"]))
-    # Past that check the work is sized by the tree and its training rows, already in memory:
+    if entry.prepare is not None:
+        params = entry.prepare(tree, params)
+    # Past that point the work is sized by the tree and its training rows, already in memory:
     # the resource limits of the theory functions (treebound.resource_limits) do not apply.
     with unlimited():
-        return _run_pruning(tree, method, params, X=X, y=y, sample_weight=sample_weight,
-                            grow=grow, seed=seed, cache=cache)
+        started = time.perf_counter()
+        needs = entry.needs(params)
+        data = PruningData(None, None, None, grow, seed, started)
+        if needs.data:
+            if X is None or y is None:
+                what = ("the pruning set" if needs.holdout else
+                        "the training data, to regrow the fold trees" if needs.regrow else
+                        "the training rows its objective counts errors on")
+                raise ValueError(f"pruning={method!r} needs the data: X and y ({what})")
+            if needs.regrow and grow is None:
+                raise ValueError(f"pruning={method!r} regrows trees on the CV folds: pass the "
+                                 "growth function (or prune a fitted estimator, which knows its "
+                                 "settings)")
+            X = np.asarray(X, dtype=np.float64)
+            w = np.ones(X.shape[0]) if sample_weight is None else \
+                np.asarray(sample_weight, float)
+            data = PruningData(X, np.asarray(y), w, grow, seed, started)
+        return entry.run(tree, params, data, cache)
 
 
-def _run_pruning(tree, method, params, *, X, y, sample_weight, grow, seed, cache):
-    started = time.perf_counter()
-    if method == "bound" and params["bound"] != "shawe_taylor":
-        return prune_by_certificate(tree, X, y, criterion=params["bound"],
-                                    delta=params["delta"])
-    if method == "bound":
-        return prune_bound(tree, delta=params["delta"], r=params["r"], variant=params["variant"],
-                           search=params["search"], cache=cache)
-    if method == "srm":
-        return prune_srm(tree, a1=params["a1"], a2=params["a2"], vc_bound=params["vc_bound"],
-                         cache=cache)
-    if X is None or y is None:
-        raise ValueError(f"pruning={method!r} needs the data: X and y "
-                         + ("(the pruning set)" if method == "reduced_error"
-                            else "(the training data, to regrow the fold trees)"))
-    X = np.asarray(X, dtype=np.float64)
-    y = np.asarray(y)
-    w = np.ones(X.shape[0]) if sample_weight is None else np.asarray(sample_weight, float)
-    if method == "reduced_error":
-        return prune_reduced_error(tree, X, y, w)
-    if grow is None:
-        raise ValueError(f"pruning={method!r} regrows trees on the CV folds: pass the growth "
-                         "function (or prune a fitted estimator, which knows its settings)")
-    classification = tree.task == "classification"
-    folds = []
-    for train_idx, val_idx in cv_folds(y, params["n_folds"], seed, classification):
-        fold_tree = grow(X[train_idx], y[train_idx], w[train_idx])
-        folds.append((fold_tree, X[val_idx], y[val_idx], w[val_idx]))
-    return prune_cost_complexity_cv(tree, folds, method=method, rule=params["rule"],
-                                    risk=params["risk"], started=started)
-
-
-#: Why ``bound`` is withheld under non-uniform weights (the estimators warn with this text).
+#: Why the objective is withheld under non-uniform weights (the estimators warn with this text).
 WEIGHTED_BOUND_MESSAGE = (
     "bound_ is None: pruning={method!r} computes its bound from weighted class counts, which a "
     "non-uniform sample_weight can make arbitrarily small, so the value would bound nothing; "
@@ -171,14 +113,14 @@ def weights_are_uniform(tree) -> bool:
     return bool(per_row.size == 0 or np.ptp(per_row) <= 1e-6 * np.max(per_row))
 
 
-def withhold_weighted_bound(result, uniform: bool, stacklevel: int = 3):
+def withhold_weighted_bound(result, uniform: bool, stacklevel: int = 3, *,
+                            node_statistics: bool = True):
     """``result`` with ``bound`` set to None (and a warning) when it was computed from weighted
-    statistics of non-uniformly weighted rows ("bound" with the Shawe-Taylor objective, "srm")."""
-    if uniform or result.bound is None:
+    statistics of non-uniformly weighted rows (``node_statistics``: the method's
+    :class:`~treebound.pruning._registry.Needs` says so — "bound" with the Shawe-Taylor
+    objective, "srm")."""
+    if uniform or result.bound is None or not node_statistics:
         return result
-    if result.method == "bound" and result.info.get("criterion", "shawe_taylor") != \
-            "shawe_taylor":
-        return result  # the certificate criteria count rows, not weights
     warnings.warn(WEIGHTED_BOUND_MESSAGE.format(method=result.method), UserWarning,
                   stacklevel=stacklevel)
     info = dict(result.info, bound_withheld="non-uniform sample_weight",

@@ -126,7 +126,8 @@ def prune_bound(tree, *, delta: float = 0.05, r: float = PAPER_ERROR_PRIOR_RATIO
     -------
     PruningResult
         ``bound`` is the final ``eps``; ``path`` lists ``(n_leaves, eps)`` of the grown tree and
-        of every accepted collapse; ``info`` has ``initial_bound``, ``steps``, ``collapsed``
+        of every accepted collapse; ``info`` has ``initial_bound``, ``steps``, ``objective``
+        (``"shawe_taylor"``), ``collapsed``
         (the ids, in ``tree``, of the nodes turned into leaves, in the order accepted),
         ``exact_evaluations`` and ``candidates_seen``.
 
@@ -178,7 +179,8 @@ def prune_bound(tree, *, delta: float = 0.05, r: float = PAPER_ERROR_PRIOR_RATIO
         collapsed.append(u)
         path.append((state.work.n_leaves, eps_u))
     info = {"initial_bound": initial, "steps": len(path) - 1, "collapsed": tuple(collapsed),
-            "variant": variant, "n_features_effective": ell, "n_examples": m,
+            "objective": "shawe_taylor", "variant": variant, "n_features_effective": ell,
+            "n_examples": m,
             "exact_evaluations": state.n_exact, "candidates_seen": state.n_candidates,
             "log_growth": state.log_growth}
     return finish(tree, state.work.make_leaf_mask(), "bound", path, state.eps, started, info)

@@ -1,5 +1,5 @@
-"""Bound pruning with a certificate as the selection criterion: ``pruning_params={"bound":
-"hti"}`` or ``{"bound": "compression"}`` of ``pruning="bound"``.
+"""Bound pruning with a certificate as its objective: ``pruning_params={"objective": "hti"}``
+or ``{"objective": "compression"}`` of ``pruning="bound"``.
 
 The search is Algorithm 3 of Leboeuf et al. (2020) with another objective: repeat — evaluate,
 for every internal node ``u`` of the current tree, the certificate of the tree with ``u``
@@ -17,13 +17,14 @@ and nodes below ``u`` for ``"compression"``:
   it and its message prior follow.
 
 Errors are counted on the rows (each row once, whatever its weight), like the certificates.
-The final ``bound`` is the criterion's value for the pruned tree at ``delta``.
+The final ``bound`` is the objective's value for the pruned tree at ``delta``.
 """
 
 from __future__ import annotations
 
 import math
 import time
+import warnings
 
 import numpy as np
 
@@ -38,9 +39,12 @@ from treebound.theory.tail_inversion import (
     sample_compression_bound,
 )
 
-__all__ = ["CRITERIA", "prune_by_certificate"]
+__all__ = ["CRITERIA", "OBJECTIVES", "prune_by_certificate"]
 
-CRITERIA = ("hti", "compression")
+#: The certificates bound pruning can minimize (``objective`` of ``pruning="bound"``).
+OBJECTIVES = ("hti", "compression")
+#: Former name of :data:`OBJECTIVES`.
+CRITERIA = OBJECTIVES
 
 
 class _Rows:
@@ -60,9 +64,10 @@ class _Rows:
         return self.rows[self.indptr[node]:self.indptr[node + 1]]
 
 
-def prune_by_certificate(tree, X, y, *, criterion: str, delta: float = 0.05):
+def prune_by_certificate(tree, X, y, *, objective: str | None = None, delta: float = 0.05,
+                         criterion: str | None = None):
     """Prune ``tree`` by Algorithm 3 of Leboeuf et al. (2020) with a certificate as the
-    objective in place of the Shawe-Taylor bound (``pruning_params={"bound": criterion}``).
+    objective in place of the Shawe-Taylor bound (``pruning_params={"objective": objective}``).
 
     Parameters
     ----------
@@ -72,18 +77,21 @@ def prune_by_certificate(tree, X, y, *, criterion: str, delta: float = 0.05):
         The encoded rows it was grown on (the errors are counted on them).
     y : array-like of int, shape (n_rows,)
         Their class indices.
-    criterion : {"hti", "compression"}
+    objective : {"hti", "compression"}
         The hypergeometric tail inversion (Leboeuf, LeBlanc & Marchand 2021, Theorem 5) with
-        the leaf-assignment growth bound, or the sample-compression bound (Marchand & Sokolova 2005);
-        :func:`treebound.certify` computes the same numbers.
+        the leaf-assignment growth bound, or the sample-compression bound (Marchand & Sokolova
+        2005); :func:`treebound.certify` computes the same numbers.
     delta : float in (0, 1), default=0.05
         Confidence of the bound.
+    criterion : {"hti", "compression"}, optional
+        Former name of ``objective`` (``FutureWarning``; removed in the next release).
 
     Returns
     -------
     PruningResult
         ``bound`` is the certificate of the pruned tree; ``path`` lists ``(n_leaves, bound)``
-        of the grown tree and after every accepted collapse.
+        of the grown tree and after every accepted collapse; ``info["objective"]`` names the
+        certificate.
 
     Examples
     --------
@@ -91,23 +99,29 @@ def prune_by_certificate(tree, X, y, *, criterion: str, delta: float = 0.05):
     >>> from treebound import DecisionTreeClassifier
     >>> X, y = load_breast_cancer(return_X_y=True)
     >>> tree = DecisionTreeClassifier(max_leaf_nodes=20, random_state=0).fit(X, y).tree_
-    >>> result = prune_by_certificate(tree, X, y, criterion="hti")
+    >>> result = prune_by_certificate(tree, X, y, objective="hti")
     >>> result.n_leaves, round(result.bound, 4)
     (2, 0.1705)
     >>> model = DecisionTreeClassifier(max_leaf_nodes=20, random_state=0, pruning="bound",
-    ...                                pruning_params={"bound": "hti"}).fit(X, y)
+    ...                                pruning_params={"objective": "hti"}).fit(X, y)
     >>> model.bound_ == result.bound
     True
     """
     started = time.perf_counter()
-    if criterion not in CRITERIA:
-        raise ValueError(f"unknown bound criterion {criterion!r}: expected one of "
-                         f"('shawe_taylor', {', '.join(map(repr, CRITERIA))})")
+    if criterion is not None:
+        if objective is not None:
+            raise ValueError("give objective=, not also its former name criterion=")
+        warnings.warn("prune_by_certificate(criterion=...) is now objective=...; criterion= "
+                      "will stop working in the next release", FutureWarning, stacklevel=2)
+        objective = criterion
+    if objective not in OBJECTIVES:
+        raise ValueError(f"unknown bound pruning objective {objective!r}: expected one of "
+                         f"('shawe_taylor', {', '.join(map(repr, OBJECTIVES))})")
     if tree.task != "classification" or not tree.is_binary:
         raise ValueError("pruning='bound' needs a binary classification tree")
     if X is None or y is None:
-        raise ValueError(f"pruning_params bound={criterion!r} counts errors on the training "
-                         "rows: pass X and y")
+        raise ValueError(f"pruning_params objective={objective!r} counts errors on the "
+                         "training rows: pass X and y")
     rows = _Rows(tree, X, y)
     m = rows.y.shape[0]
     n_classes = tree.n_classes
@@ -126,17 +140,17 @@ def prune_by_certificate(tree, X, y, *, criterion: str, delta: float = 0.05):
             errors[i] = errors[c] + errors[c + 1]
             log_w_below[i] += log_w_below[c] + log_w_below[c + 1]
 
-    if criterion == "hti":
-        objective = _HtiObjective(m, n_classes, delta, rows.leaf_errors)
+    if objective == "hti":
+        evaluate = _HtiObjective(m, n_classes, delta, rows.leaf_errors)
     else:
         deployed = DeployedTree(tree=tree, features=np.asarray(X, dtype=np.float64),
                                 classes=np.arange(n_classes), leaf_class=tree.majority_class,
                                 n_categories=tree.n_categories, midpoint=treebound_midpoint,
                                 family="treebound", n_fit_rows=m)
-        objective = _CompressionObjective(deployed, rows, delta)
+        evaluate = _CompressionObjective(deployed, rows, delta)
 
     def value(collapse=None):
-        return objective.value(collapse, internal, leaves, errors, log_w_below)
+        return evaluate.value(collapse, internal, leaves, errors, log_w_below)
 
     current = value()
     collapsed: list[int] = []
@@ -153,7 +167,7 @@ def prune_by_certificate(tree, X, y, *, criterion: str, delta: float = 0.05):
         if best is None or best[0] > current * (1 + 1e-12) + 1e-15:
             break
         u = best[2]
-        objective.accept(u, internal)
+        evaluate.accept(u, internal)
         collapsed.append(u)
         gained_leaves = leaves[u] - 1
         gained_errors = rows.leaf_errors[u] - errors[u]
@@ -172,7 +186,7 @@ def prune_by_certificate(tree, X, y, *, criterion: str, delta: float = 0.05):
     make_leaf = np.zeros(tree.n_nodes, dtype=bool)
     make_leaf[collapsed] = True
     info = {"initial_bound": initial, "steps": steps, "collapsed": tuple(collapsed),
-            "criterion": criterion, "n_examples": m}
+            "objective": objective, "n_examples": m}
     return finish(tree, make_leaf, "bound", path, current, started, info)
 
 
@@ -226,7 +240,7 @@ class _CompressionObjective:
         wrong = deployed.predict_index() != rows.y
         found = compress(deployed, wrong, False)
         if isinstance(found, str):
-            raise ValueError(f"pruning_params bound='compression': {found}")
+            raise ValueError(f"pruning_params objective='compression': {found}")
         self.pair_of = {int(node): tuple(int(r) for r in pair)
                         for node, pair in zip(found.nodes, found.pairs, strict=True)}
         m = rows.y.shape[0]

@@ -8,25 +8,23 @@ from __future__ import annotations
 
 import math
 
-#: What each method's objective is (the y-axis label).
-OBJECTIVES = {
-    "bound": "Shawe-Taylor risk bound ε (Leboeuf et al. Eq. 8)",
-    "ccp_cv": "cross-validated error of T_k",
-    "mcart_cv": "cross-validated error of T_k",
-    "srm": "Vapnik's bound E_g (Yıldız)",
-    "reduced_error": "error on the held-out rows",
-}
+from treebound.pruning._registry import REGISTRY
+
+#: What each method's objective is (the y-axis label), with its default options.
+OBJECTIVES = {name: method.objective({}) for name, method in REGISTRY.items()}
 
 
 def _path_of(model):
-    """``(method, [(n_leaves, objective)], final n_leaves)`` of an estimator or a result."""
+    """``(method, [(n_leaves, objective)], final n_leaves, info)`` of an estimator or a
+    result."""
     if hasattr(model, "pruning_path_"):
         method = getattr(model, "pruning", None)
         if method is None:
             raise ValueError("the model was not pruned (pruning=None): there is no path to plot")
-        return method, list(model.pruning_path_), int(model.tree_.n_leaves)
+        return (method, list(model.pruning_path_), int(model.tree_.n_leaves),
+                getattr(model, "pruning_info_", {}))
     if hasattr(model, "path") and hasattr(model, "method"):
-        return model.method, list(model.path), int(model.tree.n_leaves)
+        return model.method, list(model.path), int(model.tree.n_leaves), model.info
     raise TypeError("plot_pruning_path expects a pruned treebound estimator or a PruningResult, "
                     f"got {type(model).__name__}")
 
@@ -69,7 +67,7 @@ def plot_pruning_path(model, ax=None, *, label: str | None = None, color=None):
     # matplotlib (~0.5 s to import) only when a figure is drawn
     import matplotlib.pyplot as plt
 
-    method, path, kept = _path_of(model)
+    method, path, kept, info = _path_of(model)
     points = [(n, obj) for n, obj in path if obj is not None and math.isfinite(obj)]
     if not points:
         raise ValueError(f"the {method!r} pruning path has no finite objective to plot")
@@ -86,7 +84,7 @@ def plot_pruning_path(model, ax=None, *, label: str | None = None, color=None):
                 markeredgecolor="black", linestyle="none",
                 label=f"kept: {kept} leaves" if label is None else None)
     ax.set_xlabel("leaves")
-    ax.set_ylabel(OBJECTIVES.get(method, "objective"))
+    ax.set_ylabel(REGISTRY[method].objective(info) if method in REGISTRY else "objective")
     ax.set_title(f"pruning path ({method})")
     ax.grid(True, alpha=0.3)
     ax.legend(fontsize="small")

@@ -25,9 +25,9 @@ from sklearn.utils.validation import column_or_1d, validate_data
 
 from treebound._estimator._base import BaseTreeEstimator, TreeClassifierMixin, check_two_dimensional
 from treebound._flat._encoding import HANDLE_UNKNOWN, FeatureEncoder, resolve_categorical
-from treebound._options import METHODS as PRUNING_METHODS
 from treebound._validation import InstanceOf, Interval, Options, RealNotInt, check_sample_weight
 from treebound.certificates import fit_certificate
+from treebound.pruning._registry import METHODS as PRUNING_METHODS
 from treebound.tree._builder import (
     CATEGORICAL_SPLITS,
     CLASSIFICATION_CRITERIA,

@@ -13,10 +13,10 @@ from collections.abc import Callable
 import numpy as np
 
 from treebound._flat._storage import Tree
-from treebound._options import resolve_params
 from treebound._validation import rescale_extreme_weights
 from treebound.pruning._core import PruningResult
-from treebound.pruning._dispatch import holdout_split, run_pruning, withhold_weighted_bound
+from treebound.pruning._dispatch import run_pruning, withhold_weighted_bound
+from treebound.pruning._registry import holdout_split, pruning_method, resolve_params
 from treebound.tree._builder import GrowthSettings, grow
 
 __all__ = ["fit_tree", "regrow_function"]
@@ -92,9 +92,10 @@ def fit_tree(X_enc: np.ndarray, y_enc: np.ndarray, sample_weight: np.ndarray,
     classification = n_classes is not None
     params = resolve_params(pruning, pruning_params,
                             task="classification" if classification else "regression")
+    needs = pruning_method(pruning).needs(params)
     data: dict = {}
-    if pruning == "reduced_error":
-        # Yildiz's CVprune: grow on part of the training data, prune on the rest.
+    if needs.holdout:
+        # grow on part of the training data, prune on the rest (Yildiz's CVprune)
         grow_idx, hold_idx = holdout_split(y_enc, params["holdout"], settings.seed,
                                            classification)
         tree = regrow(X_enc[grow_idx], y_enc[grow_idx], sample_weight[grow_idx])
@@ -102,14 +103,14 @@ def fit_tree(X_enc: np.ndarray, y_enc: np.ndarray, sample_weight: np.ndarray,
                 "sample_weight": sample_weight[hold_idx]}
     else:
         tree = regrow(X_enc, y_enc, sample_weight)
-        if pruning == "bound" and params["bound"] != "shawe_taylor":
-            data = {"X": X_enc, "y": y_enc}  # the certificate criteria count rows
-        elif pruning in ("ccp_cv", "mcart_cv"):
-            data = {"X": X_enc, "y": y_enc, "sample_weight": sample_weight, "grow": regrow,
-                    "seed": settings.seed}
+        if needs.rows:
+            data = {"X": X_enc, "y": y_enc, "sample_weight": sample_weight}
+        if needs.regrow:
+            data.update(grow=regrow, seed=settings.seed)
     result = run_pruning(tree, pruning, params, **data)
-    # "bound" and "srm" read weighted node statistics: with unequal weights their value is no
-    # bound (one row weighted 1e308 makes it anything); the certificate counts rows.
+    # An objective read from weighted node statistics is no bound under unequal weights (one
+    # row weighted 1e308 makes it anything); the certificates count rows.
     uniform = bool(np.all(sample_weight == sample_weight[0]))
-    result = withhold_weighted_bound(result, uniform, stacklevel=5)
+    result = withhold_weighted_bound(result, uniform, stacklevel=5,
+                                     node_statistics=needs.node_statistics)
     return result.tree, result

@@ -25,6 +25,7 @@ from treebound._flat._storage import Tree
 from treebound._validation import check_sample_weight
 from treebound.certificates import fit_certificate
 from treebound.pruning._dispatch import run_pruning, weights_are_uniform, withhold_weighted_bound
+from treebound.pruning._registry import pruning_method, resolve_params
 from treebound.tree._classes import growth_settings, set_pruning_state
 from treebound.tree._fit import regrow_function
 
@@ -107,9 +108,11 @@ def prune(model_or_tree, X=None, y=None, *, method: str = "bound", sample_weight
     weights = None
     if sample_weight is not None and X_enc is not None:
         weights = check_sample_weight(sample_weight, X_enc.shape[0])
+    params = resolve_params(method, params, task=tree.task)
+    needs = pruning_method(method).needs(params)
     grow_fn = None
     seed = 0 if random_state is None else int(random_state)
-    if method in ("ccp_cv", "mcart_cv") and X_enc is not None:
+    if needs.regrow and X_enc is not None:
         if settings is None and model is not None:
             settings = growth_settings(model, X_enc.shape[0], X_enc.shape[1])
             seed = settings.seed if random_state is None else seed
@@ -121,8 +124,9 @@ def prune(model_or_tree, X=None, y=None, *, method: str = "bound", sample_weight
 
     result = run_pruning(tree, method, params, X=X_enc, y=y_enc, sample_weight=weights,
                          grow=grow_fn, seed=seed, cache=cache)
-    # "bound"/"srm" read the node statistics: weights that differ between rows void them
-    result = withhold_weighted_bound(result, weights_are_uniform(tree))
+    # an objective read from the node statistics is void when weights differ between rows
+    result = withhold_weighted_bound(result, weights_are_uniform(tree),
+                                     node_statistics=needs.node_statistics)
     if model is not None:
         pruned = copy.deepcopy(model)
         set_pruning_state(pruned, result)
