@@ -8,7 +8,7 @@ Protocol of ``treebound bench pruning``: for every dataset and split ``i`` (seed
 * ``sklearn_cart_cv`` — scikit-learn's CART grown to purity, ``ccp_alpha`` chosen by 10-fold
   ``GridSearchCV`` over its pruning path (how its users select a tree);
 * ``bound_hti`` / ``bound_compression`` — as ``bound`` with a certificate as the selection
-  criterion (``pruning_params={"bound": ...}``), to measure which criterion selects better;
+  criterion (``pruning_params={"objective": ...}``), to measure which criterion selects better;
 
 then certify each on its training quarter-three with every method (``shawe_taylor``, ``hti``,
 ``compression``, ``auto``, each at ``delta = 0.05``) and on the held-out quarter with the
@@ -67,7 +67,7 @@ def _fit(model_name: str, task: CertifyTask, X_tr, y_tr):
     if model_name in ("bound_hti", "bound_compression"):
         criterion = model_name.removeprefix("bound_")
         return DecisionTreeClassifier(**settings, pruning="bound",
-                                      pruning_params={"bound": criterion}).fit(X_tr, y_tr)
+                                      pruning_params={"objective": criterion}).fit(X_tr, y_tr)
     if model_name == "ccp_cv":
         return DecisionTreeClassifier(**settings, pruning="ccp_cv").fit(X_tr, y_tr)
     if model_name == "sklearn_cart_cv":
