@@ -64,7 +64,7 @@ def time_dataset(data_dir, name, repeats, n_splits=N_SPLITS):
         start = time.perf_counter()
         sklearn_cart_cv(X_tr, y_tr, seed=10 * i + 1)
         sk = time.perf_counter() - start
-        rows.append((min(times), ccp, result.tree.n_leaves, result.bound, len(y_tr), sk))
+        rows.append((min(times), ccp, result.tree.n_leaves, result.objective, len(y_tr), sk))
     return rows
 
 

@@ -97,7 +97,7 @@ def main() -> None:
                 ccp_cpu = cpu
             else:
                 counts = [info["steps"], info["candidates_seen"], info["exact_evaluations"]]
-                bounds = [f"{info['initial_bound']:.3f}", f"{result.bound:.3f}"]
+                bounds = [f"{info['initial_bound']:.3f}", f"{result.objective:.3f}"]
             if variant == "tight":
                 floor = _path_only_seconds(grown.tree_, info)
             cells = [name, "categorical" if categorical else "real", len(y_tr), variant,

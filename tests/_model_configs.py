@@ -1,10 +1,19 @@
 """Per-estimator configurations for the registry-driven tests (imodels style).
 
-Every estimator in ``treebound.ESTIMATORS`` must have an entry: a list of parameter sets to run
-the common invariants with, and the properties that apply to it.
+Every public estimator (:data:`ESTIMATORS`: the scikit-learn estimators among the root's public
+names) must have an entry: a list of parameter sets to run the common invariants with, and the
+properties that apply to it.
 """
 
+from sklearn.base import BaseEstimator
+
+import treebound
 from treebound import DecisionTreeClassifier, DecisionTreeRegressor, DyadicTreeClassifier
+
+#: Every public estimator: the classes among ``treebound.__all__`` that are scikit-learn
+#: estimators (a new one is found here without being listed).
+ESTIMATORS = tuple(obj for obj in (getattr(treebound, name) for name in treebound.__all__)
+                   if isinstance(obj, type) and issubclass(obj, BaseEstimator))
 
 CONFIGS = {
     DecisionTreeClassifier: [

@@ -268,9 +268,9 @@ def test_certificate_counts_rows_not_weights(cancer):
     weights = np.ones(len(y))
     weights[0] = 1e300  # one row outweighs all the others
     weights[1:4] = 0.0  # zero weight removes a row
-    with pytest.warns(UserWarning, match="bound_ is None"):
+    with pytest.warns(UserWarning, match="pruning_objective_ is None"):
         model = DecisionTreeClassifier(pruning="bound").fit(X, y, sample_weight=weights)
-    assert model.bound_ is None  # the Shawe-Taylor value reads weighted counts
+    assert model.pruning_objective_ is None  # the Shawe-Taylor value reads weighted counts
     c = model.certificate_
     keep = weights > 0
     assert c.n_examples == int(keep.sum())

@@ -120,9 +120,9 @@ def test_fit_prunes_by_the_bound_and_saves_the_bound(tmp_path):
                                  "purest_children", "--pruning", "bound", "--pruning-param",
                                  "delta=0.1", "--save", str(model_path)])
     assert result.exit_code == 0, result.output
-    assert "pruned by bound from" in result.output and ", bound " in result.output
+    assert "pruned by bound from" in result.output and ", minimized objective " in result.output
     model = load_model(model_path)
-    assert model.bound_ is not None and model.pruning_path_[0][0] > model.get_n_leaves()
+    assert model.pruning_objective_ is not None and model.pruning_path_[0][0] > model.get_n_leaves()
     assert model.get_params()["pruning_params"] == {"delta": 0.1}
 
 

@@ -1,4 +1,4 @@
-"""Every public estimator (treebound.ESTIMATORS) through scikit-learn's checks and treebound's
+"""Every public estimator (ESTIMATORS of tests/_model_configs.py) through scikit-learn's checks and treebound's
 own invariants, driven by the registry in tests/_model_configs.py."""
 
 import json
@@ -10,8 +10,7 @@ from hypothesis import strategies as st
 from sklearn.base import clone, is_classifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from _model_configs import CONFIGS, EXTRA_SKLEARN_CHECKED, MONOTONE_INVARIANT
-from treebound import ESTIMATORS
+from _model_configs import CONFIGS, ESTIMATORS, EXTRA_SKLEARN_CHECKED, MONOTONE_INVARIANT
 
 CASES = [(cls, params) for cls in ESTIMATORS for params in CONFIGS[cls]]
 IDS = [f"{cls.__name__}-{i}" for cls in ESTIMATORS for i in range(len(CONFIGS[cls]))]

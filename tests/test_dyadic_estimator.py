@@ -10,7 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.utils.estimator_checks import check_estimator
 
-from treebound import ESTIMATORS, DyadicTreeClassifier, export_text, load_model, save_model
+from _model_configs import ESTIMATORS
+from treebound import DyadicTreeClassifier, export_text, load_model, save_model
 from treebound.dyadic import (
     CellBudgetExceeded,
     DyadicScaling,

@@ -190,8 +190,8 @@ def test_a_consistent_rescaling_loads_and_gives_a_sane_bound():
     tree["weighted_n_node_samples"] = [w * 1e300 for w in tree["weighted_n_node_samples"]]
     model = DecisionTreeClassifier.from_dict(doc)
     result = prune(model, method="bound")
-    assert 0.0 <= result.bound < 10.0
-    assert result.bound == pytest.approx(prune(MODELS["numeric"][0], method="bound").bound)
+    assert 0.0 <= result.objective < 10.0
+    assert result.objective == pytest.approx(prune(MODELS["numeric"][0], method="bound").objective)
 
 
 def test_long_pruning_paths_are_refused_before_reading_them():
@@ -277,4 +277,4 @@ def test_edited_statistics_fail_cleanly_or_stay_consistent(case):
     loaded.tree_.validate()  # whatever loads satisfies the statistics contract
     if name != "regressor" and loaded.tree_.is_binary:
         result = prune(loaded, method="bound")
-        assert result.bound is None or 0.0 <= result.bound < 1e6
+        assert result.objective is None or 0.0 <= result.objective < 1e6

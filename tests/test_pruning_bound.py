@@ -44,7 +44,7 @@ def test_bound_never_increases_and_stops_at_a_local_minimum(seed, n_classes, var
     start = naive_bound(tree, m, ell, variant=variant)
     final = naive_bound(result.tree, m, ell, variant=variant)
     assert result.info["initial_bound"] == pytest.approx(start, rel=1e-9)
-    assert result.bound == pytest.approx(final, rel=1e-9)
+    assert result.objective == pytest.approx(final, rel=1e-9)
     assert final <= start * (1 + 1e-12)
     # Local minimum: no single collapse of the pruned tree does at least as well.
     if result.tree.n_leaves > 1:
@@ -133,7 +133,7 @@ def test_hand_computed_stump_collapse():
     leaf_eps = naive_bound(stump.collapse(np.array([True, False, False]))[0], 10, 1)
     stump_eps = naive_bound(stump, 10, 1)
     result = prune_bound(stump)
-    assert result.bound == pytest.approx(min(leaf_eps, stump_eps))
+    assert result.objective == pytest.approx(min(leaf_eps, stump_eps))
     assert result.tree.n_leaves == (1 if leaf_eps <= stump_eps else 2)
     # By hand: a leaf has tau(20) = n = 2 (one part, two labels), k = 5 errors (of 10).
     r = 2.0**-13.7

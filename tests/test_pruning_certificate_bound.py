@@ -92,11 +92,11 @@ def test_certificate_criteria_match_a_naive_loop(objective, leaves):
     grown = DecisionTreeClassifier(max_leaf_nodes=leaves, growth="top_down").fit(X, y)
     result = prune(grown, X, y, method="bound", objective=objective)
     expected, value, order = _naive(grown, X, y, objective)
-    assert result.bound == pytest.approx(value, rel=1e-12)
+    assert result.objective == pytest.approx(value, rel=1e-12)
     assert list(result.info["collapsed"]) == order
     assert result.tree.n_leaves == expected.n_leaves
     assert np.array_equal(result.tree.apply(X), expected.apply(X))
-    assert result.path[0][1] >= result.bound
+    assert result.path[0][1] >= result.objective
 
 
 def test_certificate_criteria_in_the_estimator():
@@ -104,7 +104,7 @@ def test_certificate_criteria_in_the_estimator():
     for objective in ("hti", "compression"):
         model = DecisionTreeClassifier(max_leaf_nodes=12, growth="top_down", pruning="bound",
                                        pruning_params={"objective": objective}).fit(X, y)
-        assert model.bound_ <= 1.0 and model.get_n_leaves() >= 1
+        assert model.pruning_objective_ <= 1.0 and model.get_n_leaves() >= 1
         assert model.pruning_info_["objective"] == objective
     with pytest.raises(ValueError, match="objective"):
         DecisionTreeClassifier(pruning="bound", pruning_params={"objective": "vc"}).fit(X, y)
@@ -127,4 +127,4 @@ def test_the_former_names_of_objective_still_work_with_a_future_warning():
     with pytest.warns(FutureWarning, match="criterion"):
         old = prune_by_certificate(grown.tree_, grown.encode(X), y, criterion="compression")
     new = prune_by_certificate(grown.tree_, grown.encode(X), y, objective="compression")
-    assert old.bound == new.bound and old.path == new.path
+    assert old.objective == new.objective and old.path == new.path

@@ -34,7 +34,7 @@ def test_every_method_prunes_a_subtree_and_sets_attributes(cancer, method):
     assert model.get_n_leaves() <= 30
     assert model.pruning_time_ >= 0.0
     assert model.pruning_path_[0][0] >= model.pruning_path_[-1][0]
-    assert (model.bound_ is not None) == (method in ("bound", "srm"))
+    assert (model.pruning_objective_ is not None) == (method in ("bound", "srm"))
     if method != "reduced_error":  # reduced_error grows on 80 % of the data
         mask = np.zeros(grown.tree_.n_nodes, dtype=bool)
         result = prune(grown, X, y, method=method, random_state=None)
@@ -52,7 +52,7 @@ def test_prune_returns_a_copy_with_fitted_attributes(cancer):
     assert grown.tree_.n_nodes == before  # the input is untouched
     est = result.estimator
     assert est is not grown and est.tree_ is result.tree
-    assert est.bound_ == result.bound and est.pruning_path_ == list(result.path)
+    assert est.pruning_objective_ == result.objective and est.pruning_path_ == list(result.path)
     assert est.pruning is None  # constructor parameters are left as they were
     assert np.array_equal(est.predict(X), grown.classes_[result.tree.majority_class[
         result.tree.apply(X)]])
@@ -127,7 +127,7 @@ def test_multiway_trees_bound_raises_srm_works():
     with pytest.raises(ValueError, match="binary tree"):
         DecisionTreeClassifier(pruning="bound", **kw).fit(X, y)
     model = DecisionTreeClassifier(pruning="srm", **kw).fit(X, y)
-    assert model.bound_ is not None
+    assert model.pruning_objective_ is not None
     # Binary subset splits on categorical features: "bound" uses the documented extension.
     binary = DecisionTreeClassifier(pruning="bound", categorical_features=[0, 1, 2]).fit(X, y)
     assert binary.pruning_info_["n_features_effective"] == 3 * (2**3 - 1)
@@ -143,7 +143,7 @@ def test_json_round_trip_of_pruned_models(tmp_path, method):
     save_model(model, path)
     loaded = load_model(path)
     assert loaded.pruning == method and loaded.pruning_params == model.pruning_params
-    assert loaded.bound_ == model.bound_
+    assert loaded.pruning_objective_ == model.pruning_objective_
     assert loaded.pruning_path_ == model.pruning_path_
     assert math.isnan(loaded.pruning_time_) and "pruning_time" not in model.to_dict()["extra"]
     assert loaded.pruning_info_ == json.loads(json.dumps(model.pruning_info_))
@@ -211,17 +211,17 @@ def test_auto_leaf_budget_values():
 @pytest.mark.parametrize("heavy", [1e308, 1e300, 1e6])
 def test_weighted_node_statistics_give_no_bound(method, heavy):
     """One row weighted far above the others: the weighted statistics say the 1-leaf tree
-    makes almost no error, which the row counts deny. bound_ is withheld; the certificate
+    makes almost no error, which the row counts deny. pruning_objective_ is withheld; the certificate
     counts rows."""
     from sklearn.datasets import load_breast_cancer
 
     X, y = load_breast_cancer(return_X_y=True)
     weights = np.ones(len(y))
     weights[0] = heavy
-    with pytest.warns(UserWarning, match="bound_ is None.*certificate_ bounds the error rate"):
+    with pytest.warns(UserWarning, match="pruning_objective_ is None.*certificate_ bounds the error rate"):
         model = DecisionTreeClassifier(pruning=method, max_depth=4).fit(X, y,
                                                                         sample_weight=weights)
-    assert model.bound_ is None
+    assert model.pruning_objective_ is None
     assert model.pruning_info_["bound_withheld"] == "non-uniform sample_weight"
     training_error = np.mean(model.predict(X) != y)
     assert model.certificate_.risk_upper_bound >= training_error
@@ -238,7 +238,7 @@ def test_equal_weights_keep_the_bound(method):
     for weight in (2.0, 1e-3, 1e200):
         weighted = DecisionTreeClassifier(pruning=method, random_state=0).fit(
             X, y, sample_weight=np.full(len(y), weight))
-        assert weighted.bound_ == pytest.approx(plain.bound_, rel=1e-12)
+        assert weighted.pruning_objective_ == pytest.approx(plain.pruning_objective_, rel=1e-12)
         assert weighted.get_n_leaves() == plain.get_n_leaves()
 
 
@@ -250,14 +250,14 @@ def test_prune_withholds_the_bound_of_a_weighted_tree():
     y = (X[:, 0] + 0.5 * rng.normal(size=300) > 0).astype(int)
     weights = rng.exponential(size=300)
     grown = DecisionTreeClassifier(max_depth=5).fit(X, y, sample_weight=weights)
-    with pytest.warns(UserWarning, match="bound_ is None"):
+    with pytest.warns(UserWarning, match="pruning_objective_ is None"):
         result = prune(grown, method="bound")
-    assert result.bound is None and result.estimator.bound_ is None
+    assert result.objective is None and result.estimator.pruning_objective_ is None
     assert result.info["weighted_objective"] > 0
     # the certificate criteria count rows: their bound stands under weights
     by_certificate = DecisionTreeClassifier(pruning="bound", pruning_params={"objective": "hti"},
                                             max_depth=5).fit(X, y, sample_weight=weights)
-    assert by_certificate.bound_ is not None
+    assert by_certificate.pruning_objective_ is not None
 
 
 def test_extreme_weights_grow_the_same_tree_as_moderate_ones():
@@ -294,11 +294,11 @@ def test_auto_variant_falls_back_to_loose_beyond_the_resource_limits():
         with pytest.warns(UserWarning, match="loose bound instead"):
             loose = prune(grown, method="bound")
         assert loose.info["variant"] == "loose"
-        assert loose.bound == prune(grown, method="bound", variant="loose").bound
+        assert loose.objective == prune(grown, method="bound", variant="loose").objective
         with pytest.raises(ResourceLimitError, match="variant='loose'"):
             prune(grown, method="bound", variant="tight")
     with resource_limits(max_memory=None, max_seconds=None):
-        assert prune(grown, method="bound", variant="tight").bound == tight.bound
+        assert prune(grown, method="bound", variant="tight").objective == tight.objective
 
 
 def test_log_stirling_table_grows_only_along_the_short_axis():
@@ -308,3 +308,30 @@ def test_log_stirling_table_grows_only_along_the_short_axis():
     for parts in range(1, 60):
         table = cache._log_stirling_upto(100, parts)
         assert table.shape[0] > parts and table.shape[1] <= 2 * 101
+
+
+def test_bound_is_the_former_name_of_pruning_objective(cancer):
+    X, y = cancer
+    model = DecisionTreeClassifier(pruning="bound", max_leaf_nodes=12, growth="top_down")
+    assert not hasattr(model, "bound_")  # unfitted: no attribute, no warning
+    model.fit(X, y)
+    with pytest.warns(FutureWarning, match="pruning_objective_"):
+        assert model.bound_ == model.pruning_objective_
+    # the objective is a selection score; the certificate is the bound on new data
+    assert model.pruning_objective_ > model.certificate_.risk_upper_bound
+    result = prune(DecisionTreeClassifier(max_leaf_nodes=12, growth="top_down").fit(X, y))
+    assert result.objective == model.pruning_objective_
+    with pytest.warns(FutureWarning, match="objective"):
+        assert result.bound == result.objective
+
+
+def test_the_registry_is_the_one_place_that_knows_each_method():
+    from treebound.pruning import REGISTRY, resolve_params
+
+    needs = {name: method.needs(resolve_params(name, None, task=method.tasks[0]))
+             for name, method in REGISTRY.items()}
+    assert [name for name, n in needs.items() if n.regrow] == ["ccp_cv", "mcart_cv"]
+    assert [name for name, n in needs.items() if n.holdout] == ["reduced_error"]
+    assert [name for name, n in needs.items() if n.node_statistics] == ["bound", "srm"]
+    hti = REGISTRY["bound"].needs(resolve_params("bound", {"objective": "hti"}))
+    assert hti.rows and not hti.node_statistics

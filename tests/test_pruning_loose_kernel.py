@@ -204,7 +204,7 @@ def test_pruning_matches_the_python_path(index, variant):
     fast = prune_bound(tree, variant=variant)
     slow = prune_bound(tree, variant=variant, search="all")
     assert np.array_equal(fast.make_leaf, slow.make_leaf)
-    assert fast.bound == pytest.approx(slow.bound, rel=1e-9)
+    assert fast.objective == pytest.approx(slow.objective, rel=1e-9)
     assert [n for n, _ in fast.path] == [n for n, _ in slow.path]
     for (_, a), (_, b) in zip(fast.path, slow.path, strict=True):
         assert a == pytest.approx(b, rel=1e-9)
@@ -220,7 +220,7 @@ def test_pruning_matches_with_few_examples(n_examples, n_features):
     slow = prune_bound(tree, variant="loose", n_examples=n_examples, n_features=n_features,
                        search="all")
     assert np.array_equal(fast.make_leaf, slow.make_leaf)
-    assert fast.bound == pytest.approx(slow.bound, rel=1e-9)
+    assert fast.objective == pytest.approx(slow.objective, rel=1e-9)
 
 
 def test_dropping_the_memo_changes_nothing(monkeypatch):

@@ -34,7 +34,7 @@ def test_srm_on_a_hand_computed_three_leaf_tree():
     result = prune_srm(tree)
     assert result.tree.n_leaves == 2
     assert result.info["collapsed"] == 1
-    assert result.bound == pytest.approx(keep_root)
+    assert result.objective == pytest.approx(keep_root)
     assert result.path[-1] == (2, pytest.approx(keep_root))
 
 

@@ -253,7 +253,7 @@ def test_fitting_and_pruning_are_not_limited():
     with resource_limits(max_memory=2**20, max_seconds=1e-3):
         model = DecisionTreeClassifier(pruning="bound", random_state=0).fit(X, y)
         again = treebound.certify(model, X, y)
-    assert model.bound_ is not None and again.risk_upper_bound < 1
+    assert model.pruning_objective_ is not None and again.risk_upper_bound < 1
 
 
 def test_stump_partitioning_bound_is_exact_and_fast():

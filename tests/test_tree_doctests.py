@@ -12,6 +12,7 @@ matplotlib.use("Agg")
 MODULES = [
     "treebound._estimator._base",
     "treebound.tree._classes",
+    "treebound.tree._greedy",
     "treebound.tree._fit",
     "treebound.tree._prune",
     "treebound._flat._storage",

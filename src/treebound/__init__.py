@@ -8,6 +8,7 @@ theory functions never load scikit-learn at all.
 from __future__ import annotations
 
 import importlib
+import warnings
 
 from treebound._version import __version__
 
@@ -42,15 +43,16 @@ _EXPORTS = {
 #: The theory names re-exported at the root (tree structures and their bounds).
 _THEORY_EXPORTS = tuple(name for name, module in _EXPORTS.items() if module == "treebound.theory")
 
-__all__ = ["ESTIMATORS", "__version__", *sorted(_EXPORTS)]
+__all__ = ["__version__", *sorted(_EXPORTS)]
 
 
 def __getattr__(name: str):
     if name == "ESTIMATORS":
-        # Every public estimator; the common test module runs each through scikit-learn's checks.
-        value = (__getattr__("DecisionTreeClassifier"), __getattr__("DecisionTreeRegressor"),
-                 __getattr__("DyadicTreeClassifier"))
-    elif name in _EXPORTS:
+        warnings.warn("treebound.ESTIMATORS was a test helper and will be removed in the next "
+                      "release: list the estimators you need", FutureWarning, stacklevel=2)
+        return (__getattr__("DecisionTreeClassifier"), __getattr__("DecisionTreeRegressor"),
+                __getattr__("DyadicTreeClassifier"))
+    if name in _EXPORTS:
         value = getattr(importlib.import_module(_EXPORTS[name]), name)
     else:
         raise AttributeError(f"module 'treebound' has no attribute {name!r}")

@@ -460,9 +460,10 @@ class Tree:
         >>> import warnings
         >>> from treebound import DecisionTreeClassifier
         >>> tree = DecisionTreeClassifier().fit([[0.0], [1.0], [2.0]], [0, 1, 1]).tree_
-        >>> with warnings.catch_warnings(record=True):
-        ...     str(tree.structure())
-        '(L,L)'
+        >>> with warnings.catch_warnings():
+        ...     warnings.simplefilter("ignore", FutureWarning)
+        ...     print(tree.structure())
+        (L,L)
         """
         warnings.warn("Tree.structure() is deprecated and will be removed in the next release: "
                       "use treebound.theory.TreeStructure.from_tree(tree)", FutureWarning,

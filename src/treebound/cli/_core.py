@@ -160,8 +160,10 @@ def fit(
     if pruning is not None:
         path = model.pruning_path_
         grown = f" from {path[0][0]} leaves" if path else ""
-        bound = "" if model.bound_ is None else f", bound {model.bound_:.4f}"
-        typer.echo(f"pruned by {pruning}{grown} in {model.pruning_time_:.3f} s{bound}")
+        value = model.pruning_objective_
+        # what pruning minimized, named so that it is not read as the certificate above
+        objective = "" if value is None else f", minimized objective {value:.4f}"
+        typer.echo(f"pruned by {pruning}{grown} in {model.pruning_time_:.3f} s{objective}")
     if show_tree:
         typer.echo("\n" + export_text(model))
         typer.echo("\nrules:\n" + format_rules(model))

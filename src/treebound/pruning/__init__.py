@@ -26,7 +26,7 @@ Examples
 >>> X, y = load_iris(return_X_y=True)
 >>> grown = DecisionTreeClassifier(random_state=0).fit(X, y)
 >>> result = prune(grown, method="bound")
->>> result.tree.n_leaves <= grown.get_n_leaves(), result.bound < result.info["initial_bound"]
+>>> result.tree.n_leaves <= grown.get_n_leaves(), result.objective < result.info["initial_bound"]
 (True, True)
 >>> result.estimator.get_n_leaves() == result.tree.n_leaves
 True

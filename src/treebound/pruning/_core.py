@@ -12,14 +12,12 @@ scikit-learn's ``_cost_complexity_prune`` + ``_build_pruned_tree``).
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-if TYPE_CHECKING:  # annotations only: importing the tree package here would be a cycle
-    from treebound._flat._storage import Tree
-
+from treebound._flat._storage import Tree
 
 __all__ = ["NodeStatistics", "PruningResult", "WorkingTree", "finish", "node_statistics"]
 
@@ -46,10 +44,12 @@ class PruningResult:
         the objective is: the bound ``eps`` for "bound", the root's ``E_g`` for "srm", the
         held-out error for "reduced_error", the cross-validated error of each tree of the
         weakest-link sequence for "ccp_cv"/"mcart_cv").
-    bound : float or None
-        The final value of the risk bound ("bound": Shawe-Taylor ``eps``, Eq. 8 of Leboeuf et
-        al. 2020; "srm": Vapnik's ``E_g`` of the whole tree, Yıldız 2015 Eqs. 2-3); ``None`` for
-        the other methods.
+    objective : float or None
+        The final value of the objective the method minimized, when that is a risk bound:
+        "bound" — the Shawe-Taylor ``eps`` (Eq. 8 of Leboeuf et al. 2020, may exceed 1) or the
+        certificate its ``objective`` option names; "srm" — Vapnik's ``E_g`` of the whole tree
+        (Yıldız 2015 Eqs. 2-3); ``None`` for the other methods. (``bound`` is its deprecated
+        alias.)
     time : float
         Wall-clock seconds spent pruning (for the CV methods this includes growing the fold
         trees; it never includes growing the input tree).
@@ -58,7 +58,8 @@ class PruningResult:
         evaluation counts of "bound").
     estimator : object or None, optional
         When an estimator was pruned: a copy of it holding the pruned tree and the fitted
-        attributes ``bound_``, ``pruning_path_``, ``pruning_time_``. ``None`` for a bare tree.
+        attributes ``pruning_objective_``, ``pruning_path_``, ``pruning_time_``. ``None`` for a
+        bare tree.
 
     Examples
     --------
@@ -70,7 +71,7 @@ class PruningResult:
     >>> result = run_pruning(grown.tree_, "bound")
     >>> result.method, grown.get_n_leaves(), result.n_leaves, int(result.make_leaf.sum())
     ('bound', 9, 7, 1)
-    >>> [n for n, _ in result.path], round(result.bound, 4)
+    >>> [n for n, _ in result.path], round(result.objective, 4)
     ([9, 7], 1.7789)
     """
 
@@ -79,7 +80,7 @@ class PruningResult:
     old_to_new: np.ndarray
     method: str
     path: tuple
-    bound: float | None
+    objective: float | None
     time: float
     info: dict = field(default_factory=dict)
     estimator: object | None = None
@@ -87,6 +88,13 @@ class PruningResult:
     @property
     def n_leaves(self) -> int:
         return self.tree.n_leaves
+
+    @property
+    def bound(self) -> float | None:
+        """Deprecated alias of :attr:`objective` (removed in the next release)."""
+        warnings.warn("PruningResult.bound is now called objective: bound will stop working in "
+                      "the next release", FutureWarning, stacklevel=2)
+        return self.objective
 
 
 @dataclass(frozen=True)
@@ -217,14 +225,14 @@ class WorkingTree:
         return self.collapsed & self.alive
 
 
-def finish(tree: Tree, make_leaf: np.ndarray, method: str, path, bound, started: float,
+def finish(tree: Tree, make_leaf: np.ndarray, method: str, path, objective, started: float,
            info: dict | None = None) -> PruningResult:
     """The single rebuild: ``tree.collapse(make_leaf)`` packaged as a :class:`PruningResult`."""
     make_leaf = np.asarray(make_leaf, dtype=bool) & (tree.first_child >= 0)
     pruned, old_to_new = tree.collapse(make_leaf)
     path = tuple((int(n), float(obj)) for n, obj in path)
     return PruningResult(tree=pruned, make_leaf=make_leaf, old_to_new=old_to_new, method=method,
-                         path=path, bound=None if bound is None else float(bound),
+                         path=path, objective=None if objective is None else float(objective),
                          time=time.perf_counter() - started, info=dict(info or {}))
 
 

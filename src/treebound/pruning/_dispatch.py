@@ -65,7 +65,7 @@ def run_pruning(tree, method: str, params: dict | None = None, *, X=None, y=None
     >>> X, y = load_iris(return_X_y=True)
     >>> grown = DecisionTreeClassifier(random_state=0).fit(X, y)
     >>> result = run_pruning(grown.tree_, "srm", {"vc_bound": "upper"})
-    >>> result.n_leaves, round(result.bound, 4)
+    >>> result.n_leaves, round(result.objective, 4)
     (7, 0.0976)
     """
     entry = pruning_method(method)
@@ -97,10 +97,10 @@ def run_pruning(tree, method: str, params: dict | None = None, *, X=None, y=None
 
 #: Why the objective is withheld under non-uniform weights (the estimators warn with this text).
 WEIGHTED_BOUND_MESSAGE = (
-    "bound_ is None: pruning={method!r} computes its bound from weighted class counts, which a "
-    "non-uniform sample_weight can make arbitrarily small, so the value would bound nothing; "
-    "certificate_ bounds the error rate on new data counting every row with positive weight "
-    "once (the weights play no part in it)")
+    "pruning_objective_ is None: pruning={method!r} computes its bound from weighted class "
+    "counts, which a non-uniform sample_weight can make arbitrarily small, so the value would "
+    "bound nothing; certificate_ bounds the error rate on new data counting every row with "
+    "positive weight once (the weights play no part in it)")
 
 
 def weights_are_uniform(tree) -> bool:
@@ -119,10 +119,10 @@ def withhold_weighted_bound(result, uniform: bool, stacklevel: int = 3, *,
     statistics of non-uniformly weighted rows (``node_statistics``: the method's
     :class:`~treebound.pruning._registry.Needs` says so — "bound" with the Shawe-Taylor
     objective, "srm")."""
-    if uniform or result.bound is None or not node_statistics:
+    if uniform or result.objective is None or not node_statistics:
         return result
     warnings.warn(WEIGHTED_BOUND_MESSAGE.format(method=result.method), UserWarning,
                   stacklevel=stacklevel)
     info = dict(result.info, bound_withheld="non-uniform sample_weight",
-                weighted_objective=result.bound)
-    return dataclasses.replace(result, bound=None, info=info)
+                weighted_objective=result.objective)
+    return dataclasses.replace(result, objective=None, info=info)

@@ -139,7 +139,7 @@ def prune_bound(tree, *, delta: float = 0.05, r: float = PAPER_ERROR_PRIOR_RATIO
     >>> X, y = load_breast_cancer(return_X_y=True)
     >>> grown = DecisionTreeClassifier(max_leaf_nodes=20, random_state=0).fit(X, y).tree_
     >>> lazy, full = prune_bound(grown), prune_bound(grown, search="all")
-    >>> bool(np.array_equal(lazy.make_leaf, full.make_leaf)), lazy.bound <= lazy.path[0][1]
+    >>> bool(np.array_equal(lazy.make_leaf, full.make_leaf)), lazy.objective <= lazy.path[0][1]
     (True, True)
     >>> lazy.info["exact_evaluations"] < full.info["exact_evaluations"]
     True

@@ -100,11 +100,11 @@ def prune_by_certificate(tree, X, y, *, objective: str | None = None, delta: flo
     >>> X, y = load_breast_cancer(return_X_y=True)
     >>> tree = DecisionTreeClassifier(max_leaf_nodes=20, random_state=0).fit(X, y).tree_
     >>> result = prune_by_certificate(tree, X, y, objective="hti")
-    >>> result.n_leaves, round(result.bound, 4)
+    >>> result.n_leaves, round(result.objective, 4)
     (2, 0.1705)
     >>> model = DecisionTreeClassifier(max_leaf_nodes=20, random_state=0, pruning="bound",
     ...                                pruning_params={"objective": "hti"}).fit(X, y)
-    >>> model.bound_ == result.bound
+    >>> model.pruning_objective_ == result.objective
     True
     """
     started = time.perf_counter()

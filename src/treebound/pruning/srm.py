@@ -198,7 +198,7 @@ def prune_srm(tree, *, a1: float = 0.1, a2: float = 2.0, vc_bound: str = "lower"
     >>> X, y = load_iris(return_X_y=True)
     >>> tree = DecisionTreeClassifier(random_state=0).fit(X, y).tree_
     >>> result = prune_srm(tree)
-    >>> tree.n_leaves, result.n_leaves, round(result.bound, 4), result.info["vcdim"]
+    >>> tree.n_leaves, result.n_leaves, round(result.objective, 4), result.info["vcdim"]
     (9, 9, 0.0416, 15)
     """
     started = time.perf_counter()

@@ -7,7 +7,7 @@ Examples
 >>> X, y = load_iris(return_X_y=True)
 >>> grown = DecisionTreeClassifier(random_state=0).fit(X, y)
 >>> result = prune(grown, method="bound")
->>> result.tree.n_leaves <= grown.get_n_leaves(), result.bound < result.info["initial_bound"]
+>>> result.tree.n_leaves <= grown.get_n_leaves(), result.objective < result.info["initial_bound"]
 (True, True)
 >>> result.estimator.get_n_leaves() == result.tree.n_leaves
 True
@@ -66,7 +66,7 @@ def prune(model_or_tree, X=None, y=None, *, method: str = "bound", sample_weight
         ``old_to_new`` (relating it to the input tree), ``path`` (``(n_leaves, objective)``
         visited), ``bound`` (final bound of "bound"/"srm", else None), ``time`` (seconds),
         ``info`` (method details) and, when an estimator was given, ``estimator``: a deep copy
-        of it holding the pruned tree with ``bound_``, ``pruning_path_``, ``pruning_time_`` and
+        of it holding the pruned tree with ``pruning_objective_``, ``pruning_path_``, ``pruning_time_`` and
         ``pruning_info_`` set (its ``pruning``/``pruning_params`` are left as they were); a
         classifier's ``certificate_`` is the pruned tree's on ``X, y`` (taken to be the training
         rows), None when they are not given.
@@ -87,7 +87,7 @@ def prune(model_or_tree, X=None, y=None, *, method: str = "bound", sample_weight
     A bare tree with the bound of Leboeuf et al. (2020, Algorithm 3) at ``delta = 0.1``:
 
     >>> result = prune(grown.tree_, method="bound", delta=0.1)
-    >>> result.estimator is None, result.tree.n_leaves, round(result.bound, 4)
+    >>> result.estimator is None, result.tree.n_leaves, round(result.objective, 4)
     (True, 7, 1.7604)
     """
     if isinstance(model_or_tree, Tree):
