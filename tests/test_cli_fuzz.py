@@ -235,11 +235,17 @@ def test_separator_encoding_and_dropped_columns(tmp_path):
     path = tmp_path / "data.txt"
     frame.to_csv(path, index=False, sep=";", encoding="latin-1")
     args = ["fit", str(path), "--target", "label", "--no-show-tree", "--sep", ";",
-            "--encoding", "latin-1", "--drop", "note,row"]
+            "--encoding", "latin-1", "--drop", "note", "--drop", "row"]
     result = runner.invoke(app, args + ["--save", str(tmp_path / "m.json")])
     assert result.exit_code == 0, result.output
+    assert "deprecated" not in result.output
     model = load_model(tmp_path / "m.json")
     assert list(model.feature_names_in_) == ["size", "shape"]
+    # the former spelling, one comma-separated value, still works for a release, with a warning
+    old = runner.invoke(app, args[:-4] + ["--drop", "note,row"])
+    assert old.exit_code == 0, old.output
+    assert "--drop note,row: comma-separated values are deprecated" in old.output
+    assert "--drop note --drop row" in old.output
     result = runner.invoke(app, ["predict", str(tmp_path / "m.json"), str(path), "--sep", ";",
                                  "--encoding", "latin-1"])
     assert result.exit_code == 0, result.output

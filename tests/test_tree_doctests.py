@@ -23,6 +23,7 @@ MODULES = [
     "treebound.certificates._adapters",
     "treebound._flat._features",
     "treebound._flat._labels",
+    "treebound.cli._lists",
 ]
 
 

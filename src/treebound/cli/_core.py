@@ -8,6 +8,8 @@ from typing import Annotated
 
 import typer
 
+from treebound.cli._lists import option_values
+
 #: Largest raster image ``treebound plot`` writes (pixels; 4 bytes each while drawing).
 MAX_PLOT_PIXELS = 100e6
 
@@ -29,7 +31,7 @@ SepOption = Annotated[str | None, typer.Option(
 EncodingOption = Annotated[str | None, typer.Option(
     help="Text encoding of the data file (default: utf-8), e.g. latin-1.")]
 DropOption = Annotated[list[str] | None, typer.Option(
-    help="Column to ignore (repeatable, or comma-separated), e.g. an identifier.")]
+    help="Column to ignore, e.g. an identifier; repeat the option for several.")]
 SeedOption = Annotated[int, typer.Option(min=0, max=2**32 - 1,
                                          help="Seed of the train/test split.")]
 
@@ -38,7 +40,8 @@ def read_data(data, sep, encoding, drop):
     """The data file as a DataFrame without the dropped columns."""
     from treebound.cli._data import drop_columns, read_table
 
-    return drop_columns(read_table(data, sep=sep, encoding=encoding), drop)
+    frame = read_table(data, sep=sep, encoding=encoding)
+    return drop_columns(frame, option_values(drop, "--drop", keep=set(frame.columns)))
 
 
 def warn_numeric_typos(X) -> None:
@@ -69,8 +72,9 @@ def fit(
              "budget).")] = None,
     max_depth: Annotated[int, typer.Option(help="Depth limit.")] = None,
     min_samples_leaf: Annotated[int, typer.Option(help="Minimum samples per leaf.")] = 1,
-    categorical: Annotated[str, typer.Option(
-        help="Comma-separated categorical columns (default: text/bool columns).")] = None,
+    categorical: Annotated[list[str] | None, typer.Option(
+        help="Categorical column (default: the text/bool columns); repeat the option for "
+             "several.")] = None,
     categorical_split: Annotated[str, typer.Option(help="binary or multiway.")] = "binary",
     task: Annotated[str, typer.Option(help="classification, regression or auto.")] = "auto",
     test_size: Annotated[float, typer.Option(
@@ -108,8 +112,8 @@ def fit(
     ids = identifier_columns(X)
     if ids:
         _fail(f"column {ids[0]!r} holds a different text value in every one of the {len(X)} "
-              "rows, like an identifier: a tree cannot learn from it; drop it with --drop "
-              f"{','.join(ids)}")
+              "rows, like an identifier: a tree cannot learn from it; drop it with "
+              + " ".join(f"--drop {name}" for name in ids))
     labels = _label_types(y)
     if len(labels) > 1:
         _fail(f"the target column {target!r} mixes label types ({', '.join(labels)}); make "
@@ -123,7 +127,8 @@ def fit(
             "classification"
     if not 0.0 <= test_size < 1.0:
         _fail(f"--test-size must be in [0, 1), got {test_size}")
-    cat = "auto" if categorical is None else [c.strip() for c in categorical.split(",") if c]
+    names = option_values(categorical, "--categorical", keep=set(map(str, X.columns)))
+    cat = "auto" if names is None else names
     budget = "auto" if max_leaf_nodes is None else (max_leaf_nodes or None)
     params = dict(growth=growth, splitter=splitter, max_leaf_nodes=budget,
                   max_depth=max_depth, min_samples_leaf=min_samples_leaf,
