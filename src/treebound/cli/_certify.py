@@ -39,6 +39,7 @@ def certify(
     the printed value. The training-sample methods are valid only on the i.i.d. sample the
     model was fit on; 'treebound fit' splits DATA, and the same --test-size/--seed rebuild
     that split here."""
+    # commands load what they run when they run: --help and the theory commands stay light
     from treebound import load_model
     from treebound.certificates import METHODS
     from treebound.certificates import certify as certify_model

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import json
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -38,6 +40,7 @@ SeedOption = Annotated[int, typer.Option(min=0, max=2**32 - 1,
 
 def read_data(data, sep, encoding, drop):
     """The data file as a DataFrame without the dropped columns."""
+    # pandas (via _data) only for the commands that read a table
     from treebound.cli._data import drop_columns, read_table
 
     frame = read_table(data, sep=sep, encoding=encoding)
@@ -46,6 +49,7 @@ def read_data(data, sep, encoding, drop):
 
 def warn_numeric_typos(X) -> None:
     """A warning on stderr for every feature column that is numbers but for a few values."""
+    # pandas (via _data) only for the commands that read a table
     from treebound.cli._data import numeric_typos
 
     for message in numeric_typos(X):
@@ -96,7 +100,10 @@ def fit(
     A text column with a different value in every row (an identifier) is refused: drop it with
     --drop. A level of a categorical column that only the test rows hold is predicted by the
     model's rule for unseen levels (the child that received the most training weight)."""
+    # commands load what they run when they run: --help and the theory commands stay light
     import numpy as np
+
+    # commands load what they run when they run: --help and the theory commands stay light
     import pandas as pd
 
     from treebound import DecisionTreeClassifier, DecisionTreeRegressor, export_text, format_rules
@@ -139,6 +146,7 @@ def fit(
         model = DecisionTreeClassifier(criterion=criterion or "gini", **params)
     else:
         model = DecisionTreeRegressor(criterion=criterion or "squared_error", **params)
+    # the compile note checks the kernel cache (numba) only when a command runs
     from treebound.cli._notes import announce_compilation
 
     classifier = task == "classification"  # a classifier's fit gathers its certificate
@@ -173,6 +181,7 @@ def fit(
         typer.echo("\n" + export_text(model))
         typer.echo("\nrules:\n" + format_rules(model))
     if save is not None:
+        # scikit-learn (the estimators) only for the commands that fit
         from treebound import save_model
 
         try:
@@ -192,12 +201,12 @@ def _label_types(y) -> list[str]:
 
 def _working(message: str):
     """A spinner on stderr while a long step runs: terminals only, silent under --quiet."""
-    import contextlib
-
+    # the notes module reads the kernel cache, loaded on use
     from treebound.cli import _notes
 
     if _notes.QUIET or not sys.stderr.isatty():
         return contextlib.nullcontext()
+    # rich only when a spinner is shown
     from rich.console import Console
 
     return Console(stderr=True).status(message)
@@ -208,6 +217,7 @@ def train_test_rows(X, y, task: str, test_size: float, seed: int):
     for classification when every class has two rows; ``test_size = 0`` keeps every row."""
     if test_size == 0:
         return X, X.iloc[:0], y, y.iloc[:0]
+    # sklearn.model_selection (~0.2 s) only to split rows
     from sklearn.model_selection import train_test_split
 
     stratify = y if task == "classification" and y.value_counts().min() >= 2 else None
@@ -216,8 +226,6 @@ def train_test_rows(X, y, task: str, test_size: float, seed: int):
 
 def _parse_pruning_params(items) -> dict | None:
     """``["delta=0.1", "variant=loose"]`` -> ``{"delta": 0.1, "variant": "loose"}``."""
-    import json
-
     if not items:
         return None
     out = {}
@@ -246,8 +254,10 @@ def predict(
     """Predict DATA with a saved model (one prediction per row). Levels of a categorical column
     never seen in training follow the model's handle_unknown rule (default: the child that
     received the most training weight)."""
+    # commands load what they run when they run: --help and the theory commands stay light
     import pandas as pd
 
+    # commands load what they run when they run: --help and the theory commands stay light
     from treebound import load_model
     from treebound.cli._data import DataFileError, select_features
 
@@ -278,6 +288,7 @@ def demo(
     seed: SeedOption = 0,
 ):
     """The main job in a minute, on scikit-learn's bundled breast-cancer data."""
+    # the demo (scikit-learn, the estimators) and the compile note load only when it runs
     from treebound.cli._demo import run_demo
     from treebound.cli._notes import announce_compilation
 
@@ -299,6 +310,7 @@ def plot(
     )] = False,
 ):
     """Draw a saved model's tree (or its pruning path) into an image file."""
+    # commands load what they run when they run: --help and the theory commands stay light
     from treebound import load_model
 
     try:
@@ -307,9 +319,11 @@ def plot(
         _fail(str(exc))
     if max_depth is not None and max_depth < 0:
         _fail(f"--max-depth must be >= 0, got {max_depth}")
+    # matplotlib (~0.5 s) only for the plot command
     import matplotlib
 
     matplotlib.use("Agg")
+    # pyplot after matplotlib.use('Agg'): no display needed
     import matplotlib.pyplot as plt
 
     from treebound import plot_pruning_path, plot_tree

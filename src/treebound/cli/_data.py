@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 from pathlib import Path
 
 import pandas as pd
@@ -78,8 +79,6 @@ def _read_options(path: Path, sep: str | None, encoding: str | None) -> dict:
     else:
         options["low_memory"] = False  # type each column from all its rows
     if encoding is not None:
-        import codecs
-
         try:
             codecs.lookup(encoding)
         except LookupError:

@@ -8,6 +8,7 @@ given, so scripts and pipes see nothing.
 
 from __future__ import annotations
 
+import importlib
 import sys
 
 #: Set by ``treebound --quiet`` (see ``treebound.cli.main``).
@@ -27,8 +28,7 @@ KERNEL_GROUPS: dict[str, tuple[str, str, float]] = {
 
 def pending_compilation(groups) -> list[str]:
     """The groups among ``groups`` whose kernels are not in the on-disk cache yet."""
-    import importlib
-
+    # numba's cache settings only when a command asks
     from treebound._config import kernels_cached
 
     pending = []
@@ -65,6 +65,7 @@ def announce_compilation(groups, stream=None, background=()) -> None:
     if background:
         pending = pending_compilation(groups)
         if any(g in pending for g in background) and any(g not in background for g in pending):
+            # the warm-up runner only when a second process is worth starting
             from treebound.cli._warmup import start_background
 
             if start_background([g for g in background if g in pending]) is None:

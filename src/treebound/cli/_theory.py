@@ -46,6 +46,7 @@ def register(app: typer.Typer) -> None:
         Requests that would need more than TREEBOUND_MAX_MEMORY (default 1 GB) or
         TREEBOUND_MAX_SECONDS (default 10 s) are refused before any work; set those
         environment variables to raise the limits."""
+        # commands load what they run when they run: --help and the theory commands stay light
         from rich.console import Console
         from rich.table import Table
 

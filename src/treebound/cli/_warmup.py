@@ -14,6 +14,8 @@ import os
 import subprocess
 import sys
 
+import numpy as np
+
 
 def start_background(groups) -> subprocess.Popen | None:
     """Start compiling the kernel ``groups`` (keys of :data:`WARMUPS`) in a new process."""
@@ -30,8 +32,7 @@ def start_background(groups) -> subprocess.Popen | None:
 
 def _binary_tree(depth: int, n_samples: int, n_features: int, seed: int):
     """A complete binary tree with impure leaves (random class counts), as growth leaves it."""
-    import numpy as np
-
+    # the background process loads what it warms; the parent only starts it
     from treebound._flat._storage import Tree
 
     rng = np.random.default_rng(seed)
@@ -61,6 +62,7 @@ def _binary_tree(depth: int, n_samples: int, n_features: int, seed: int):
 
 
 def _bound_pruning() -> None:
+    # the background process loads what it warms; the parent only starts it
     from treebound import prune
 
     # the sizes of the demo: its warm-up fit (60 rows) and its trees (455 rows, ~20 leaves)
@@ -69,8 +71,7 @@ def _bound_pruning() -> None:
 
 
 def _certificates() -> None:
-    import numpy as np
-
+    # the background process loads what it warms; the parent only starts it
     from treebound.certificates import DeployedTree, certify_deployed
     from treebound.certificates._deployed import treebound_midpoint
 

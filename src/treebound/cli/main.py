@@ -32,6 +32,7 @@ def _options(
         help="No progress notes on stderr (such as the first run's kernel compilation)."),
 ) -> None:
     """Decision trees whose size is chosen by learning theory instead of cross-validation."""
+    # the notes module reads the kernel cache, loaded on use
     from treebound.cli import _notes
 
     _notes.QUIET = quiet
