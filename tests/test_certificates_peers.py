@@ -267,3 +267,11 @@ def test_bench_peers_rejects_unknown_models(data_dir, tmp_path):
     result = CliRunner().invoke(app, ["bench", "peers", "--data-dir", str(data_dir), "--models",
                                       "bound,nope", "--out", str(tmp_path / "x.md")])
     assert result.exit_code != 0 and "nope" in result.output
+
+
+def test_importing_the_certificates_loads_no_sklearn_tree():
+    # scikit-learn's trees are recognised by the module of their class: importing sklearn.tree
+    # to ask would add ~0.4 s to every import of the estimators
+    code = ("import sys\nimport treebound.certificates\nfrom treebound import DecisionTreeClassifier\n"
+            "assert 'sklearn.tree' not in sys.modules, 'sklearn.tree imported'\n")
+    subprocess.run([sys.executable, "-c", code], check=True)
