@@ -57,7 +57,7 @@ def time_dataset(data, n_splits: int, max_leaves: int = 40) -> list[dict]:
             row[f"{search}_exact"] = results[search].info["exact_evaluations"]
         lazy, full = results["lazy"], results["all"]
         row["same_tree"] = bool(np.array_equal(lazy.make_leaf, full.make_leaf)
-                                and lazy.bound == full.bound)
+                                and lazy.objective == full.objective)
         row["leaves_pruned"] = lazy.tree.n_leaves
         rows.append(row)
     return rows

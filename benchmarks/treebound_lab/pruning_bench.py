@@ -119,7 +119,7 @@ def run_defaults_split(task: SplitTask, X_tr, X_te, y_tr, y_te) -> list[dict]:
             continue
         model, wall, cpu = _timed(lambda m=makers[name]: m().fit(X_tr, y_tr))
         depth = model.get_depth()
-        bound = getattr(model, "bound_", None)
+        bound = getattr(model, "pruning_objective_", None)
         rows.append({**_base_row(task, len(y_tr), len(y_te)), "model": name,
                      "train_acc": float(np.mean(model.predict(X_tr) == y_tr)),
                      "test_acc": float(np.mean(model.predict(X_te) == y_te)),
@@ -178,10 +178,10 @@ def run_split(task: SplitTask) -> list[dict]:
                                            "error_prior_exponent": 13.1})):
         if model in models:
             result, wall, cpu = _timed(lambda p=params: prune(grown, method="bound", **p))
-            rows.append(row(model, result.tree, wall, cpu, result.bound))
+            rows.append(row(model, result.tree, wall, cpu, result.objective))
     if "srm" in models:
         result, wall, cpu = _timed(lambda: prune(grown, method="srm"))
-        rows.append(row("srm", result.tree, wall, cpu, result.bound))
+        rows.append(row("srm", result.tree, wall, cpu, result.objective))
     if "reduced_error" in models:
         rep = DecisionTreeClassifier(**settings, pruning="reduced_error").fit(X_tr, y_tr)
         rows.append(row("reduced_error", rep.tree_, rep.pruning_time_, rep.pruning_time_))

@@ -70,7 +70,7 @@ CASES = [
              warnings.simplefilter("always")
              m = treebound.DecisionTreeClassifier(pruning="bound").fit(X, y, sample_weight=w)
          err = np.mean(m.predict(X) != y)
-         return (f"{m.get_n_leaves()} leaf, training error {err:.3f}, bound_ = {m.bound_}, "
+         return (f"{m.get_n_leaves()} leaf, training error {err:.3f}, bound_ = {m.pruning_objective_}, "
                  f"certificate {m.certificate_.risk_upper_bound:.3f}; warning: "
                  f"{str(caught[0].message)[:60]}...")
      """),
@@ -176,7 +176,7 @@ CASES = [
              m = treebound.DecisionTreeClassifier(splitter="hist", pruning="bound").fit(X, y)
          note = f"; warning: {str(caught[0].message)[:90]}..." if caught else ""
          return (f"{m.get_n_leaves()} leaves (variant {m.pruning_info_['variant']}, pruned in "
-                 f"{m.pruning_time_:.1f} s), bound_ {m.bound_:.3f}, certificate "
+                 f"{m.pruning_time_:.1f} s), bound_ {m.pruning_objective_:.3f}, certificate "
                  f"{m.certificate_.risk_upper_bound:.3f}{note}")
      """),
     ("`fit --pruning bound` on 1,797 rows with 10 classes", "nothing printed for over a minute",
@@ -205,7 +205,7 @@ CASES = [
              m = treebound.DecisionTreeClassifier(pruning="bound").fit(X, y)
          note = f"; warning: {str(caught[0].message)[:90]}..." if caught else ""
          return (f"{len(m.classes_)} classes, {m.get_n_leaves()} leaves (variant "
-                 f"{m.pruning_info_['variant']}), bound_ {m.bound_:.3f}{note}")
+                 f"{m.pruning_info_['variant']}), bound_ {m.pruning_objective_:.3f}{note}")
      """),
     ("`plot` of a 615-leaf tree", "53 s, 6 GB, a 108,694 x 5,013 px PNG",
      """
