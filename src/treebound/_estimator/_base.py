@@ -1,6 +1,6 @@
 """What every treebound tree estimator shares: encoding, routing, persistence and the
-classifier outputs. Growth and pruning live in :mod:`treebound.tree._classes` (greedy trees);
-:class:`~treebound.DyadicTreeClassifier` builds on this base alone."""
+classifier outputs. The greedy estimators (:mod:`treebound.tree._classes`) and
+:class:`~treebound.DyadicTreeClassifier` both build on it; neither imports the other's package."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
-"""Tree estimators, flat-array storage, growth and export.
+"""The greedy tree estimators, growth, ``prune``, export, plots and model files.
 
-Names are loaded on first access (PEP 562), so that importing a leaf module such as
-``treebound._flat._storage`` (which :mod:`treebound.pruning` reads) does not import the
-estimators, which import the pruning package in turn.
+``Tree``, the flat tree every layer reads, lives below in :mod:`treebound._flat` and is public
+here. Names are loaded on first access (PEP 562): ``import treebound.tree`` costs nothing until
+a name is read (``docs/architecture.md``).
 """
 
 from __future__ import annotations
