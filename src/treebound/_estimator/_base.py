@@ -243,7 +243,10 @@ class TreeClassifierMixin:
     @property
     def certificate_(self):
         """The certificate of the fitted tree on its training rows (:class:`~treebound.
-        certificates.Certificate`, method ``"auto"``, ``delta = 0.05``).
+        certificates.Certificate`, method ``"auto"``, ``delta = 0.05``): with probability at
+        least 0.95 the error rate on new data is at most ``risk_upper_bound`` (at most 1). This
+        is the promise to report; a pruned tree's ``pruning_objective_`` is only the score its
+        pruning minimized.
 
         ``fit`` gathers what the bounds read from the training rows; the bounds are computed on
         the first read of this attribute (like scikit-learn's ``feature_importances_``), then
