@@ -238,8 +238,9 @@ def test_bench_peers_cli_writes_the_page_and_resumes(data_dir, tmp_path):
     models += ["gosdt_cv"] if HAS_GOSDT else []
     out = tmp_path / "peers.md"
     args = ["bench", "peers", "--data-dir", str(data_dir), "--datasets", "toy", "--splits", "1",
-            "--folds", "3", "--streed-time-limit", "1", "--gosdt-time-limit", "1", "--models",
-            ",".join(models), "--out", str(out), "--plot", str(tmp_path / "peers.png")]
+            "--folds", "3", "--streed-time-limit", "1", "--gosdt-time-limit", "1",
+            *[part for m in models for part in ("--models", m)], "--out", str(out), "--plot",
+            str(tmp_path / "peers.png")]
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
     rows = read_rows(tmp_path / "peers.csv")

@@ -128,9 +128,9 @@ def test_cli_finite_sample_writes_csvs_and_figure5(tmp_path):
     runner = CliRunner()
     outcome = runner.invoke(
         app,
-        ["bench", "mic", "--finite-sample", "--sizes", "50,200", "--repetitions", "2",
-         "--test-size", "200", "--t-max", "4", "--term-sizes", "2,3,2", "--jobs", "2",
-         "--out", str(tmp_path)],
+        ["bench", "mic", "--finite-sample", "--sizes", "50", "--sizes", "200", "--repetitions",
+         "2", "--test-size", "200", "--t-max", "4", "--term-sizes", "2", "--term-sizes", "3",
+         "--term-sizes", "2", "--jobs", "2", "--out", str(tmp_path)],
     )
     assert outcome.exit_code == 0, outcome.output
     rows = pd.read_csv(tmp_path / "mic_finite_sample.csv")
@@ -145,9 +145,11 @@ def test_cli_finite_sample_writes_csvs_and_figure5(tmp_path):
     [
         (["--finite-sample", "--sweep", "uniform"], "cannot be combined"),
         (["--repetitions", "3"], "add --finite-sample"),
-        (["--finite-sample", "--sizes", "50,abc"], "comma-separated integers"),
-        (["--finite-sample", "--sizes", "500,50"], "increasing"),
-        (["--finite-sample", "--term-sizes", "2,0"], "term size must be a positive int"),
+        (["--finite-sample", "--sizes", "50", "--sizes", "abc"], "expected integers"),
+        (["--finite-sample", "--sizes", "500", "--sizes", "50"], "increasing"),
+        (["--finite-sample", "--term-sizes", "2", "--term-sizes", "0"],
+         "term size must be a positive int"),
+        (["--finite-sample", "--sizes", "500,50"], "comma-separated values are deprecated"),
     ],
 )
 def test_cli_rejects_mixed_or_bad_options(arguments, message, tmp_path):

@@ -9,7 +9,7 @@ import typer
 
 from treebound_lab.certify_bench import MODELS, RUN_FIELDS, CertifyTask, default_datasets, run_split
 from treebound_lab.certify_report import plot_certificates, write_certify_markdown
-from treebound_lab.cli._common import fail
+from treebound_lab.cli._common import fail, option_values
 from treebound_lab.datasets import load_dataset
 from treebound_lab.grid import append_rows, read_rows, run_grid
 from treebound_lab.provenance import current_commit, results_header
@@ -21,11 +21,11 @@ def register(bench_app: typer.Typer) -> None:
 
 def bench_certify(
     data_dir: Annotated[str, typer.Option(help="Directory of the PMLB NAME.tsv.gz files.")],
-    datasets: Annotated[str | None, typer.Option(
-        help="Comma-separated dataset names (default: the 21 of bench pruning).")] = None,
+    datasets: Annotated[list[str] | None, typer.Option(
+        help="Dataset name, repeated for several (default: the 21 of bench pruning).")] = None,
     splits: Annotated[int, typer.Option(min=1, help="Random 75/25 splits per dataset.")] = 25,
-    models: Annotated[str | None, typer.Option(
-        help="Comma-separated models (default: bound, ccp_cv, sklearn_cart_cv, bound_hti, "
+    models: Annotated[list[str] | None, typer.Option(
+        help="Model, repeated for several (default: bound, ccp_cv, sklearn_cart_cv, bound_hti, "
              "bound_compression).")] = None,
     jobs: Annotated[int, typer.Option(min=1, help="Parallel worker processes (joblib).")] = 1,
     resume: Annotated[bool, typer.Option(
@@ -45,8 +45,8 @@ def bench_certify(
     import shlex
     import sys
 
-    names = [n.strip() for n in datasets.split(",") if n.strip()] if datasets else None
-    chosen = tuple(m.strip() for m in models.split(",") if m.strip()) if models else MODELS
+    names = option_values(datasets, "--datasets")
+    chosen = tuple(option_values(models, "--models") or MODELS)
     command = shlex.join(["treebound", *sys.argv[1:]])
     try:
         run_benchmark(data_dir, datasets=names, n_splits=splits, models=chosen, jobs=jobs,

@@ -7,12 +7,7 @@ from typing import Annotated
 
 import typer
 
-
-def _names(values: list[str] | None) -> list[str] | None:
-    """Accept both ``--datasets a --datasets b`` and ``--datasets a,b``."""
-    if not values:
-        return None
-    return [name.strip() for value in values for name in value.split(",") if name.strip()]
+from treebound_lab.cli._common import option_values
 
 
 def register(bench_app: typer.Typer) -> None:
@@ -25,13 +20,13 @@ def register(bench_app: typer.Typer) -> None:
         ],
         datasets: Annotated[
             list[str] | None,
-            typer.Option(help="Datasets to run (repeat or comma-separate; default: all of "
+            typer.Option(help="Dataset to run, repeated for several (default: all of "
                               "magic, haberman, titanic, iris, wdbc, banknote_like, "
                               "smooth_boundary, irrelevant)."),
         ] = None,
         models: Annotated[
             list[str] | None,
-            typer.Option(help="Models to run (default: ddt_defaults, free_ddt, "
+            typer.Option(help="Model to run, repeated for several (default: ddt_defaults, free_ddt, "
                               "free_ddt_coarse, cyclic_ddt, cart_ccp_cv, bound_defaults, bound, "
                               "bound_top_down, greedy)."),
         ] = None,
@@ -52,7 +47,8 @@ def register(bench_app: typer.Typer) -> None:
         if not data_dir.is_dir():
             typer.echo(f"error: --data-dir {str(data_dir)!r} is not a directory", err=True)
             raise typer.Exit(code=2)
-        _run(data_dir, _names(datasets), _names(models), speed, out)
+        _run(data_dir, option_values(datasets, "--datasets"), option_values(models, "--models"),
+             speed, out)
 
 
 def _run(data_dir: Path, datasets, models, speed: bool, out: Path | None) -> None:

@@ -8,6 +8,8 @@ from typing import Annotated
 
 import typer
 
+from treebound_lab.cli._common import option_values
+
 
 class Sweep(StrEnum):
     """Names of ``treebound_lab.mic.SWEEPS`` (spelled out so ``--help`` stays light)."""
@@ -49,10 +51,10 @@ def register(bench_app: typer.Typer) -> None:
             typer.Option(min=1, help="Finite sample: draws per training-set size (default 10)."),
         ] = None,
         sizes: Annotated[
-            str | None,
+            list[str] | None,
             typer.Option(
-                help="Finite sample: comma-separated training-set sizes (default the paper's "
-                "50,100,1000,2000,3000,4000,10000,20000,50000)."
+                help="Finite sample: a training-set size, repeated for several (default the "
+                "paper's 50, 100, 1000, 2000, 3000, 4000, 10000, 20000, 50000)."
             ),
         ] = None,
         test_size: Annotated[
@@ -60,10 +62,10 @@ def register(bench_app: typer.Typer) -> None:
             typer.Option(min=1, help="Finite sample: test-set size (default 10000)."),
         ] = None,
         term_sizes: Annotated[
-            str | None,
+            list[str] | None,
             typer.Option(
-                help="Finite sample: comma-separated term sizes of the target DNF (default the "
-                "paper's 3,3,4,5,3,4,3,5,4,4)."
+                help="Finite sample: a term size of the target DNF, repeated for each term "
+                "(default the paper's 3, 3, 4, 5, 3, 4, 3, 5, 4, 4)."
             ),
         ] = None,
         seed: Annotated[int, typer.Option(min=0, help="Finite sample: random seed.")] = 0,
@@ -136,21 +138,24 @@ def _population_sweep(sweep: str, t_max: int, jobs: int, out: Path) -> None:
     console.print(f"{result.seconds['total']:.1f} s; wrote {paths['csv']} and {paths['png']}")
 
 
-def _parse_integers(text: str | None, option: str) -> tuple[int, ...] | None:
-    """``"50,100"`` -> ``(50, 100)``; None stays None."""
-    if text is None:
+def _parse_integers(values: list[str] | None, option: str) -> tuple[int, ...] | None:
+    """``["50", "100"]`` -> ``(50, 100)``; None stays None."""
+    values = option_values(values, option)
+    if values is None:
         return None
     try:
-        return tuple(int(part) for part in text.split(",") if part.strip())
+        return tuple(int(value) for value in values)
     except ValueError:
         raise typer.BadParameter(
-            f"expected comma-separated integers such as 50,100,1000, got {text!r}",
+            f"expected integers, one per option (e.g. {option} 50 {option} 100), got "
+            f"{' '.join(values)!r}",
             param_hint=option,
         ) from None
 
 
 def _finite_sample(
-    *, t_max: int, repetitions: int, sizes: str | None, term_sizes: str | None, test_size: int,
+    *, t_max: int, repetitions: int, sizes: list[str] | None, term_sizes: list[str] | None,
+    test_size: int,
     seed: int, jobs: int, out: Path,
 ) -> None:
     """Run the finite-sample experiment, write its CSVs and Figure 5, print the mean errors."""

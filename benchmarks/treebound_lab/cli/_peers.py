@@ -9,6 +9,7 @@ import typer
 
 from treebound_lab.certify_bench import default_datasets
 from treebound_lab.cli._common import fail as _fail
+from treebound_lab.cli._common import option_values
 from treebound_lab.datasets import load_dataset
 from treebound_lab.grid import append_rows, read_rows, run_grid
 from treebound_lab.peers_bench import MODELS, RUN_FIELDS, PeersTask, missing_extras, run_split
@@ -22,12 +23,12 @@ def register(bench_app: typer.Typer) -> None:
 
 def bench_peers(
     data_dir: Annotated[str, typer.Option(help="Directory of the PMLB NAME.tsv.gz files.")],
-    datasets: Annotated[str | None, typer.Option(
-        help="Comma-separated dataset names (default: the 21 of bench certify).")] = None,
+    datasets: Annotated[list[str] | None, typer.Option(
+        help="Dataset name, repeated for several (default: the 21 of bench certify).")] = None,
     splits: Annotated[int, typer.Option(min=1, help="Random 75/25 splits per dataset.")] = 10,
-    models: Annotated[str | None, typer.Option(
-        help="Comma-separated models (default: bound, ccp_cv, ddt, sklearn_cart_cv, streed_cv, "
-             "gosdt_cv).")] = None,
+    models: Annotated[list[str] | None, typer.Option(
+        help="Model, repeated for several (default: bound, ccp_cv, ddt, sklearn_cart_cv, "
+             "streed_cv, gosdt_cv).")] = None,
     folds: Annotated[int, typer.Option(
         min=2, help="Folds of every cross-validation (the same budget for every model).")] = 10,
     streed_time_limit: Annotated[float, typer.Option(
@@ -54,8 +55,8 @@ def bench_peers(
     import shlex
     import sys
 
-    names = [n.strip() for n in datasets.split(",") if n.strip()] if datasets else None
-    chosen = tuple(m.strip() for m in models.split(",") if m.strip()) if models else MODELS
+    names = option_values(datasets, "--datasets")
+    chosen = tuple(option_values(models, "--models") or MODELS)
     command = shlex.join(["treebound", *sys.argv[1:]])
     try:
         run_benchmark(data_dir, datasets=names, n_splits=splits, models=chosen, n_folds=folds,

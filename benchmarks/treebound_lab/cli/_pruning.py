@@ -7,11 +7,7 @@ from typing import Annotated
 
 import typer
 
-
-def _split_names(text: str | None) -> list[str] | None:
-    if not text:
-        return None
-    return [t.strip() for t in text.split(",") if t.strip()]
+from treebound_lab.cli._common import option_values
 
 
 def _reference_dir(data_dir: str, reference: str | None) -> Path | None:
@@ -25,18 +21,18 @@ def register(bench_app: typer.Typer) -> None:
     @bench_app.command("pruning")
     def bench_pruning(
         data_dir: Annotated[str, typer.Option(help="Directory of the PMLB NAME.tsv.gz files.")],
-        datasets: Annotated[str | None, typer.Option(
-            help="Comma-separated dataset names (default: every dataset with <= 10000 rows).")
-        ] = None,
+        datasets: Annotated[list[str] | None, typer.Option(
+            help="Dataset name, repeated for several (default: every dataset with <= 10000 "
+            "rows).")] = None,
         splits: Annotated[int, typer.Option(min=1, help="Random 75/25 splits per dataset.")] = 25,
         max_leaves: Annotated[int, typer.Option(
             min=0, help="Leaf budget of the grown trees (0: grow to purity).")] = 40,
-        protocols: Annotated[str, typer.Option(
-            help="Comma-separated: purest_children (the paper's code), top_down (growth "
-            "orders of the shared tree), defaults (the no-argument bound-pruned classifier "
-            "beside scikit-learn CART + CCP CV).")] = "purest_children,top_down,defaults",
-        models: Annotated[str | None, typer.Option(
-            help="Comma-separated models (default all: original, ccp_cv, ccp_cv_1se, "
+        protocols: Annotated[list[str] | None, typer.Option(
+            help="Protocol, repeated for several (default all three): purest_children (the "
+            "paper's code), top_down (growth orders of the shared tree), defaults (the "
+            "no-argument bound-pruned classifier beside scikit-learn CART + CCP CV).")] = None,
+        models: Annotated[list[str] | None, typer.Option(
+            help="Model, repeated for several (default all: original, ccp_cv, ccp_cv_1se, "
             "ccp_cv_paper, mcart_cv, bound, bound_paper, srm, reduced_error; defaults, "
             "sklearn_ccp_cv in the defaults protocol).")] = None,
         jobs: Annotated[int, typer.Option(min=1, help="Parallel worker processes (joblib).")] = 1,
@@ -60,15 +56,16 @@ def register(bench_app: typer.Typer) -> None:
         import shlex
         import sys
 
-        from treebound_lab.pruning_bench import MODELS, run_benchmark
+        from treebound_lab.pruning_bench import MODELS, PROTOCOLS, run_benchmark
 
         ref = _reference_dir(data_dir, reference)
         paper_csv = ref / "leboeuf2020_table1_test_accuracy.csv" if ref else None
         try:
-            run_benchmark(data_dir, datasets=_split_names(datasets), n_splits=splits,
-                          max_leaves=max_leaves or None,
-                          protocols=tuple(_split_names(protocols) or ()),
-                          models=tuple(_split_names(models) or MODELS), jobs=jobs,
+            run_benchmark(data_dir, datasets=option_values(datasets, "--datasets"),
+                          n_splits=splits, max_leaves=max_leaves or None,
+                          protocols=tuple(option_values(protocols, "--protocols")
+                                          or PROTOCOLS),
+                          models=tuple(option_values(models, "--models") or MODELS), jobs=jobs,
                           scheduler=scheduler, resume=resume, out_md=out, out_csv=csv,
                           plot=plot, paper_csv=paper_csv, echo=typer.echo,
                           command=shlex.join(["treebound", *sys.argv[1:]]))
@@ -80,12 +77,12 @@ def register(bench_app: typer.Typer) -> None:
     @bench_app.command("srm")
     def bench_srm(
         data_dir: Annotated[str, typer.Option(help="Directory of the PMLB NAME.tsv.gz files.")],
-        datasets: Annotated[str | None, typer.Option(
-            help="Comma-separated dataset names (default: Yildiz's ten).")] = None,
+        datasets: Annotated[list[str] | None, typer.Option(
+            help="Dataset name, repeated for several (default: Yildiz's ten).")] = None,
         repetitions: Annotated[int, typer.Option(min=1, help="Repetitions of 10-fold CV.")] = 10,
-        split_kinds: Annotated[str, typer.Option(
-            help="Categorical splits: multiway (as in the paper), binary.")
-        ] = "multiway,binary",
+        split_kinds: Annotated[list[str] | None, typer.Option(
+            help="Categorical splits, repeated for both (default): multiway (as in the paper), "
+            "binary.")] = None,
         jobs: Annotated[int, typer.Option(min=1, help="Parallel worker processes.")] = 1,
         scheduler: Annotated[str | None, typer.Option(help="Dask scheduler address.")] = None,
         resume: Annotated[bool, typer.Option("--resume")] = False,
@@ -99,12 +96,13 @@ def register(bench_app: typer.Typer) -> None:
         import shlex
         import sys
 
-        from treebound_lab.srm_bench import run_srm_benchmark
+        from treebound_lab.srm_bench import SPLITS, run_srm_benchmark
 
         try:
-            run_srm_benchmark(data_dir, datasets=_split_names(datasets),
+            run_srm_benchmark(data_dir, datasets=option_values(datasets, "--datasets"),
                               repetitions=repetitions,
-                              split_kinds=tuple(_split_names(split_kinds) or ()), jobs=jobs,
+                              split_kinds=tuple(option_values(split_kinds, "--split-kinds")
+                                                or SPLITS), jobs=jobs,
                               scheduler=scheduler, resume=resume, out_md=out, out_csv=csv,
                               reference_dir=_reference_dir(data_dir, reference),
                               command=shlex.join(["treebound", *sys.argv[1:]]),
