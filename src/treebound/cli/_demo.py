@@ -2,7 +2,8 @@
 
 Grow a tree, prune it by its generalization bound (no cross-validation), set it beside
 cost-complexity pruning with cross-validation (ours and scikit-learn's CART) on accuracy,
-leaves, bound and time, and print the pruned tree's rules.
+leaves, bound and time, and print the pruned tree's rules. The ``demo`` command imports this
+module when it runs, so what it imports here costs nothing to the other commands.
 """
 
 from __future__ import annotations
@@ -10,6 +11,15 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
+
+import numpy as np
+from rich.console import Console
+from rich.table import Table
+from sklearn.datasets import load_breast_cancer
+from sklearn.model_selection import GridSearchCV, train_test_split
+from sklearn.tree import DecisionTreeClassifier as SkTree
+
+from treebound import DecisionTreeClassifier, certify, format_rules
 
 
 @dataclass
@@ -25,18 +35,12 @@ class DemoRow:
 
 def _bounds(model, X_train, y_train) -> tuple[float, float]:
     """Shawe-Taylor bound and certificate of any fitted tree (treebound's or scikit-learn's)."""
-    from treebound import certify
-
     shawe_taylor = certify(model, X_train, y_train, method="shawe_taylor").risk_upper_bound
     return shawe_taylor, certify(model, X_train, y_train).risk_upper_bound
 
 
 def _cart_cv(X_train, y_train, seed: int):
     """scikit-learn CART pruned by 10-fold cross-validation over its cost-complexity path."""
-    import numpy as np
-    from sklearn.model_selection import GridSearchCV
-    from sklearn.tree import DecisionTreeClassifier as SkTree
-
     path = SkTree(random_state=seed).cost_complexity_pruning_path(X_train, y_train)
     alphas = np.unique(path.ccp_alphas[:-1])
     search = GridSearchCV(SkTree(random_state=seed), {"ccp_alpha": alphas}, cv=10)
@@ -46,10 +50,6 @@ def _cart_cv(X_train, y_train, seed: int):
 
 def compare_on_split(X, y, seed: int) -> tuple[list[DemoRow], object]:
     """Fit the four models on one stratified 75/25 split; return their rows and the pruned tree."""
-    from sklearn.model_selection import train_test_split
-
-    from treebound import DecisionTreeClassifier
-
     X_train, X_test, y_train, y_test = train_test_split(
         X, y, test_size=0.25, random_state=seed, stratify=y)
     rows: list[DemoRow] = []
@@ -83,13 +83,6 @@ def run_demo(seed: int = 0, n_splits: int = 10, echo=print) -> list[DemoRow]:
     One split in detail (seed ``seed``), then means over ``n_splits`` splits (seeds ``seed``,
     ``seed + 1``, ...), then the rules of the bound-pruned tree of the first split.
     """
-    import numpy as np
-    from rich.console import Console
-    from rich.table import Table
-    from sklearn.datasets import load_breast_cancer
-
-    from treebound import DecisionTreeClassifier, format_rules
-
     data = load_breast_cancer(as_frame=True)
     X, y = data.data, data.target.map(dict(enumerate(data.target_names)))
     # Load the compiled kernels first so that no row's time includes it.
