@@ -116,8 +116,13 @@ def test_the_former_names_of_objective_still_work_with_a_future_warning():
     X, y = load_wine(return_X_y=True)
     kwargs = {"max_leaf_nodes": 12, "growth": "top_down", "pruning": "bound"}
     now = DecisionTreeClassifier(**kwargs, pruning_params={"objective": "hti"}).fit(X, y)
-    with pytest.warns(FutureWarning, match="'bound'.*now called 'objective'"):
+    with pytest.warns(FutureWarning, match="'bound'.*now called 'objective'") as caught:
         before = DecisionTreeClassifier(**kwargs, pruning_params={"bound": "hti"}).fit(X, y)
+    assert caught[0].filename == __file__  # the warning names the user's line
+    with pytest.warns(FutureWarning) as caught:
+        prune(DecisionTreeClassifier(max_leaf_nodes=4).fit(X, y), X, y, method="bound",
+              bound="hti")
+    assert caught[0].filename == __file__
     assert before.to_dict()["tree"] == now.to_dict()["tree"]
     assert before.to_dict()["extra"] == now.to_dict()["extra"]
     with pytest.raises(ValueError, match="not both"):

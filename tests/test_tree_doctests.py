@@ -24,6 +24,7 @@ MODULES = [
     "treebound._flat._features",
     "treebound._flat._labels",
     "treebound.cli._lists",
+    "treebound._validation",
 ]
 
 

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import math
 import numbers
+import sys
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
@@ -159,3 +161,29 @@ def rescale_extreme_weights(weights: np.ndarray) -> np.ndarray:
     scaled = np.ldexp(weights, 1 - exponent)
     scaled[(scaled == 0) & (weights > 0)] = np.nextafter(0.0, 1.0)
     return scaled
+
+
+_PACKAGE_DIR = str(Path(__file__).resolve().parent)
+
+
+def external_stacklevel() -> int:
+    """The ``stacklevel`` that makes :func:`warnings.warn`, called by the caller of this
+    function, point at the first frame outside treebound (the user's line), however deep the
+    call came through the package.
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> external_stacklevel()  # called from outside treebound: the caller itself
+    1
+    """
+    frame = sys._getframe(1)
+    level = 1
+    while frame is not None and str(Path(frame.f_code.co_filename).resolve()).startswith(
+            _PACKAGE_DIR):
+        frame = frame.f_back
+        level += 1
+    return level

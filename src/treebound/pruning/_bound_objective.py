@@ -11,6 +11,7 @@ import numpy as np
 
 from treebound._flat._features import effective_n_features
 from treebound._resources import ResourceLimitError, check_resources, unbounded
+from treebound._validation import external_stacklevel
 from treebound.theory._fitted_shapes import subtree_structures
 from treebound.theory.bounds import log_structure_prior
 from treebound.theory.partitioning import PartitioningCache, log_growth_function_upper_bound
@@ -129,7 +130,8 @@ def choose_variant(tree, variant: str) -> str:
                 from None
         warnings.warn(f"{exc}. pruning_params variant='auto' uses the loose bound instead "
                       "(Leboeuf et al. section 6.2, valid, no tables); raise the limit or ask "
-                      "for variant='tight' to keep Theorem 9", UserWarning, stacklevel=6)
+                      "for variant='tight' to keep Theorem 9", UserWarning,
+                      stacklevel=external_stacklevel())
         return "loose"
     return "tight"
 

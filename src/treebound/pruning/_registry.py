@@ -33,7 +33,7 @@ from treebound._options import (
     RULES,
     VC_BOUNDS,
 )
-from treebound._validation import Interval, Options, validate_parameters
+from treebound._validation import Interval, Options, external_stacklevel, validate_parameters
 from treebound.pruning._core import PruningResult
 from treebound.pruning.bound import choose_variant, prune_bound
 from treebound.pruning.certificate_bound import prune_by_certificate
@@ -461,6 +461,6 @@ def _renamed(method: str, entry: PruningMethod, params: dict) -> dict:
                              f"pruning_params[{key!r}], not both")
         warnings.warn(f"pruning_params[{key!r}] of pruning={method!r} is now called {new!r}; "
                       f"the old name will stop working in the next release", FutureWarning,
-                      stacklevel=5)
+                      stacklevel=external_stacklevel())
         params[new] = params.pop(key)
     return params
