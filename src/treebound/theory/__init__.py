@@ -120,6 +120,7 @@ _TAIL_INVERSION = frozenset({
 
 def __getattr__(name: str):
     if name in _TAIL_INVERSION:
+        # PEP 562: the tail inversions (and scipy.special) load on first use
         from treebound.theory import tail_inversion
 
         value = getattr(tail_inversion, name)
