@@ -18,6 +18,7 @@ MODULES = [
     "treebound.theory._hypergeometric",
     "treebound.certificates",
     "treebound.certificates._certificate",
+    "treebound.certificates._format",
     "treebound._resources",
 ]
 

@@ -49,6 +49,7 @@ from treebound._resources import unlimited
 from treebound.certificates._adapters import deployed_tree
 from treebound.certificates._certificate import Certificate
 from treebound.certificates._deployed import DeployedTree, treebound_deployed
+from treebound.certificates._format import format_bound, format_count, promises_nothing
 from treebound.certificates._methods import (
     DEFAULT_TABLE_BUDGET,
     TRAINING_METHODS,
@@ -64,7 +65,8 @@ from treebound.certificates._methods import (
 )
 
 __all__ = ["METHODS", "Certificate", "DeployedTree", "PendingCertificate", "certify",
-           "certify_deployed", "deployed_tree", "fit_certificate"]
+           "certify_deployed", "deployed_tree", "fit_certificate", "format_bound",
+           "format_count", "promises_nothing"]
 
 #: Theorem 9 table budget of the certificate computed at the end of ``fit`` (about 0.1 s);
 #: beyond it the closed-form growth bound is used (slightly looser, same guarantee).

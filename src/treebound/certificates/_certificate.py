@@ -6,6 +6,8 @@ import math
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from treebound.certificates._format import format_bound, format_count, promises_nothing
+
 __all__ = ["Certificate"]
 
 _METHOD_TEXT = {
@@ -23,8 +25,11 @@ class Certificate:
 
     With probability at least ``1 - delta`` over the draw of the sample the bound was computed
     on (i.i.d. rows), the tree's error rate on new rows from the same distribution is at most
-    ``risk_upper_bound``; where a lower bound is given, it holds with probability at least
-    ``1 - delta`` too (both sides together: ``1 - 2 delta``). The training-sample methods hold
+    ``risk_upper_bound``; where a lower bound is given, it holds on its own with probability at
+    least ``1 - lower_bound_delta`` (``1 - delta``, or ``1 - delta / 2`` for ``"auto"``), and
+    ``str()`` says so: the two sides do not share one confidence. Printed numbers are rounded
+    towards the safe side (:func:`~treebound.certificates.format_bound`). The training-sample
+    methods hold
     simultaneously for every tree of every shape, so they certify a tree whatever chose it —
     but only on the sample it was fit on. :func:`treebound.certify` builds certificates; the
     fields below are also its attributes.
@@ -56,7 +61,12 @@ class Certificate:
     >>> print(c)  # doctest: +NORMALIZE_WHITESPACE
     With probability at least 0.95 over the draw of the 426 rows, this tree's error rate on new
     data from the same distribution is at most 0.26. [hti: hypergeometric tail inversion,
-    uniform over all trees; 12 errors on 426 rows (0.028); 9 leaves]
+    uniform over all trees; 12 errors on 426 rows (error rate 0.028); 9 leaves]
+    >>> print(Certificate(0.27636, 0.0123, "hti", 0.05, 1, 1, 1))  # doctest: +NORMALIZE_WHITESPACE
+    With probability at least 0.95 over the draw of the 1 row, this tree's error rate on new
+    data from the same distribution is at most 0.277. Separately, with probability at least
+    0.95, it is at least 0.0123. [hti: hypergeometric tail inversion, uniform over all trees;
+    1 error on 1 row (error rate 1.000); 1 leaf]
     >>> c.is_vacuous
     False
     """
@@ -83,27 +93,41 @@ class Certificate:
 
     @property
     def is_vacuous(self) -> bool:
-        """True when the bound promises nothing (``>= 1``)."""
-        return self.risk_upper_bound >= 1.0
+        """True when the bound promises nothing: ``>= 1``, or printed as 1 (rounded up)."""
+        return promises_nothing(self.risk_upper_bound)
+
+    @property
+    def lower_bound_delta(self) -> float:
+        """The confidence parameter of :attr:`risk_lower_bound` on its own.
+
+        ``delta`` for a single method; ``delta / 2`` for ``"auto"``, whose lower bound comes
+        from the ``hti`` side computed at ``delta / 2``. Each side of the interval holds with
+        its own probability; both together with at least ``1 - delta - lower_bound_delta``.
+        """
+        return self.delta / 2.0 if self.method == "auto" else self.delta
 
     def __str__(self) -> str:
-        confidence = _format_number(1.0 - self.delta)
-        sentence = (f"With probability at least {confidence} over the draw of the "
-                    f"{self.n_examples} rows, this tree's error rate on new data from the same "
-                    f"distribution is at most {_format_number(self.risk_upper_bound)}")
-        if self.risk_lower_bound is not None and self.risk_lower_bound > 0:
-            sentence += f" (and at least {_format_number(self.risk_lower_bound)})"
-        sentence += "."
+        confidence = format_bound(1.0 - self.delta, "lower")
+        rows = format_count(self.n_examples, "row")
+        sentence = (f"With probability at least {confidence} over the draw of the {rows}, this "
+                    f"tree's error rate on new data from the same distribution is at most "
+                    f"{format_bound(self.risk_upper_bound)}")
         if self.is_vacuous:
-            sentence += " (A bound of 1 promises nothing.)"
+            sentence += ", which promises nothing (an error rate is at most 1 anyway)"
+        sentence += "."
+        if self.risk_lower_bound is not None and self.risk_lower_bound > 0:
+            lower = format_bound(self.risk_lower_bound, "lower")
+            if float(lower) > 0:
+                sentence += (f" Separately, with probability at least "
+                             f"{format_bound(1.0 - self.lower_bound_delta, 'lower')}, it is at "
+                             f"least {lower}.")
         what = _METHOD_TEXT.get(self.method, self.method)
         if self.method == "auto":
-            parts = [f"{name} {_format_number(self.details[name])}"
-                     for name in self.details.get("combined", ()) if name in self.details]
-            what = "the smaller of " + " and ".join(parts) + ", each at delta / 2"
+            what = _auto_text(self.details)
         rate = self.n_errors / self.n_examples if self.n_examples else math.nan
-        return (f"{sentence} [{self.method}: {what}; {self.n_errors} errors on "
-                f"{self.n_examples} rows ({rate:.3f}); {self.n_leaves} leaves]")
+        return (f"{sentence} [{self.method}: {what}; "
+                f"{format_count(self.n_errors, 'error')} on {rows} (error rate {rate:.3f}); "
+                f"{format_count(self.n_leaves, 'leaf', 'leaves')}]")
 
     def to_dict(self) -> dict:
         """JSON-ready fields (the model file stores the certificate of the fit).
@@ -189,8 +213,19 @@ def _is_rate(value) -> bool:
             and math.isfinite(value) and 0.0 <= value <= 1.0)
 
 
-def _format_number(value: float) -> str:
-    return f"{value:.3g}" if value >= 0.01 else f"{value:.2g}"
+def _auto_text(details) -> str:
+    """What ``auto`` combined: both bounds, or the one that applied and why the other did
+    not."""
+    parts = [f"{name} {format_bound(details[name])}"
+             for name in details.get("combined", ()) if name in details]
+    if len(parts) > 1:
+        return "the smaller of " + " and ".join(parts) + ", each at delta / 2"
+    skipped = [name[: -len("_not_applicable")] for name in details
+               if name.endswith("_not_applicable")]
+    text = (parts[0] if parts else "no method") + " at delta / 2"
+    if skipped:
+        text += f" ({', '.join(skipped)} does not apply to this tree)"
+    return text
 
 
 def _json_ready(value):
