@@ -32,6 +32,9 @@ def check_integer(value, name: str, minimum: int | None = 0) -> int:
     return value
 
 
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
 @dataclass(frozen=True)
 class Interval:
     """A number of the given kind (``int``, ``float`` or :class:`RealNotInt`) in a range;
@@ -52,7 +55,10 @@ class Interval:
         if self.kind is RealNotInt and (not isinstance(value, numbers.Real)
                                         or isinstance(value, numbers.Integral)):
             return False
-        if isinstance(value, numbers.Real) and not np.isfinite(value):
+        if isinstance(value, numbers.Integral):
+            if not _INT64_MIN <= value <= _INT64_MAX:  # e.g. 10**23: no int64 holds it
+                return False
+        elif isinstance(value, numbers.Real) and not math.isfinite(value):
             return False
         if self.low is not None:
             if value < self.low or (value == self.low and self.closed in ("right", "neither")):
@@ -108,6 +114,9 @@ def validate_parameters(owner: str, params: dict, constraints: dict) -> None:
         message = (
             f"{owner}: parameter {name!r} must be {' or '.join(descriptions)}; got {value!r}"
         )
+        if isinstance(value, numbers.Integral) and not isinstance(value, bool) and \
+                not _INT64_MIN <= value <= _INT64_MAX:
+            message += " (beyond the 64-bit integers the tree is built with)"
         same_kind = any(
             (rule is None and value is None)
             or (isinstance(rule, Options) and isinstance(value, str))

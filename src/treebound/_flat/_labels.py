@@ -12,6 +12,7 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+import pandas as pd
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d
 
@@ -23,6 +24,15 @@ def _first_of_each(values) -> str:
     for v in values:
         seen.setdefault(type(v), v)
     return ", ".join(repr(v) for v in seen.values())
+
+
+def _missing_labels(y: np.ndarray) -> np.ndarray:
+    """Positions of the missing labels (NaN, None, pd.NA) of a 1-D array."""
+    if y.dtype.kind == "f":
+        return np.flatnonzero(np.isnan(y))
+    if y.dtype == object:
+        return np.flatnonzero(pd.isna(y))
+    return np.empty(0, dtype=np.int64)
 
 
 def fit_labels(y, n_samples: int, owner: str) -> tuple[np.ndarray, np.ndarray]:
@@ -48,8 +58,8 @@ def fit_labels(y, n_samples: int, owner: str) -> tuple[np.ndarray, np.ndarray]:
     Raises
     ------
     ValueError
-        ``y`` missing, of another length, mixing label types, continuous, or with a single
-        class.
+        ``y`` missing, a label missing (the error names its row), of another length, mixing
+        label types, continuous, or with a single class.
 
     Examples
     --------
@@ -62,6 +72,11 @@ def fit_labels(y, n_samples: int, owner: str) -> tuple[np.ndarray, np.ndarray]:
     y = column_or_1d(np.asarray(y) if not hasattr(y, "to_numpy") else y.to_numpy(), warn=True)
     if y.shape[0] != n_samples:
         raise ValueError(f"X has {n_samples} samples but y has {y.shape[0]}")
+    missing = _missing_labels(y)
+    if missing.size:
+        raise ValueError(f"y is missing (NaN or None) at row {int(missing[0])} (0-based"
+                         f"{f'; {missing.size} rows in all' if missing.size > 1 else ''}): "
+                         "a class label is needed for every row; drop or label those rows")
     if y.dtype == object:
         kinds = {"text" if isinstance(v, str) else "number"
                  if isinstance(v, numbers.Number) else type(v).__name__ for v in y}

@@ -46,6 +46,7 @@ from sklearn.base import is_regressor
 
 from treebound._flat._labels import label_indices, label_vector, unknown_labels
 from treebound._resources import unlimited
+from treebound._validation import check_integer
 from treebound.certificates._adapters import deployed_tree
 from treebound.certificates._certificate import Certificate
 from treebound.certificates._deployed import DeployedTree, treebound_deployed
@@ -63,6 +64,7 @@ from treebound.certificates._methods import (
     bound_test_set,
     gather_evidence,
 )
+from treebound.certificates._rows import check_training_rows
 
 __all__ = ["METHODS", "Certificate", "DeployedTree", "PendingCertificate", "certify",
            "certify_deployed", "deployed_tree", "fit_certificate", "format_bound",
@@ -126,6 +128,7 @@ def certify(model, X, y, *, delta=0.05, method="auto", ghost_size=None) -> Certi
     delta = _check_delta(delta)
     if method not in METHODS:
         raise ValueError(f"unknown certificate method {method!r}: expected one of {METHODS}")
+    ghost_size = _check_ghost_size(ghost_size)
     try:
         regressor = is_regressor(model)
     except (AttributeError, TypeError):  # not a scikit-learn estimator at all
@@ -143,6 +146,8 @@ def certify(model, X, y, *, delta=0.05, method="auto", ghost_size=None) -> Certi
             f"the model was fit on {n_fit} rows (with positive weight) but X has "
             f"{y_idx.shape[0]}: method {method!r} needs exactly the training sample (use "
             "method='test_set' for rows never used to fit or select the model)")
+    if method != "test_set":
+        check_training_rows(deployed, y_idx)
     return certify_deployed(deployed, y_idx, delta=delta, method=method, ghost_size=ghost_size)
 
 
@@ -188,6 +193,7 @@ def certify_deployed(deployed: DeployedTree, y_idx: np.ndarray, *, delta: float 
     >>> c.n_errors, round(c.risk_upper_bound, 3)
     (4, 0.308)
     """
+    ghost_size = _check_ghost_size(ghost_size)
     with unlimited():
         return _certify_deployed(deployed, y_idx, delta, method, ghost_size, table_budget)
 
@@ -367,6 +373,13 @@ def _check_delta(delta) -> float:
     if not 0.0 < delta < 1.0 or math.isnan(delta):
         raise ValueError(f"delta must be in (0, 1), got {delta}")
     return delta
+
+
+def _check_ghost_size(ghost_size):
+    """``None`` or a positive integer (2.5 is refused, not truncated to 2)."""
+    if ghost_size is None:
+        return None
+    return check_integer(ghost_size, "ghost_size", 1)
 
 
 def _class_indices(deployed: DeployedTree, y, *, strict: bool) -> np.ndarray:

@@ -120,7 +120,7 @@ def log_growth_bound(deployed, n_points: int, multiway: bool,
 def bound_hti(sample: Sample, delta: float, ghost_size: int | None,
               table_budget: int = DEFAULT_TABLE_BUDGET) -> BoundValue:
     m, k = sample.m, sample.k
-    ghost = 4 * m if ghost_size is None else int(ghost_size)
+    ghost = 4 * m if ghost_size is None else ghost_size  # an int (certify checks it)
     multiway = sample.multiway
     log_growth, how = log_growth_bound(sample.deployed, m + ghost, multiway, table_budget)
     log_prior = log_shape_prior(sample.deployed.tree, sample.deployed.n_categories, multiway)

@@ -57,6 +57,10 @@ def save_model(model, path) -> None:
     >>> bool((load_model(path).predict(X) == model.predict(X)).all())
     True
     """
+    if not (type(model).__module__.startswith("treebound.") and hasattr(model, "to_dict")):
+        raise TypeError(f"save_model writes treebound estimators; a "
+                        f"{type(model).__module__.split('.')[0]} {type(model).__name__} is not "
+                        "one (certify it with treebound.certify; save it with its own library)")
     path = Path(path)
     text = json.dumps(model.to_dict(), allow_nan=False)
     if len(text) > DEFAULT_MAX_MODEL_BYTES:
