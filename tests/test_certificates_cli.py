@@ -32,7 +32,8 @@ def test_certify_rebuilds_the_fit_split_and_matches_fit(fitted):
     assert result.exit_code == 0, result.output
     line = result.output.splitlines()[0]
     assert line in fit_output  # the same certificate fit printed
-    assert "hti:" in result.output and "compression:" in result.output
+    assert "hti upper bound at delta / 2 = 0.025:" in result.output
+    assert "compression upper bound at delta / 2 = 0.025:" in result.output
     result = runner.invoke(app, ["certify", str(model), str(csv), "--target", "label",
                                  "--rows", "test"])
     assert result.exit_code == 0 and "test_set" in result.output and "100 rows" in result.output
@@ -42,7 +43,7 @@ def test_certify_rebuilds_the_fit_split_and_matches_fit(fitted):
 
 
 @pytest.mark.parametrize("extra, message", [
-    (["--test-size", "0"], "needs exactly the training sample"),
+    (["--test-size", "0"], "the model was fit with --test-size 0.25"),
     (["--method", "nope"], "--method must be one of"),
     (["--delta", "1.5"], "delta"),
     (["--rows", "both"], "--rows must be"),

@@ -71,7 +71,6 @@ def test_rows_by_value_groups_like_a_plain_loop(n_rows, n_cols, spread, seed):
 def test_many_level_categorical_trees_get_theorem9_computed_like_the_direct_sums():
     # ell = 3 (2^11 - 1): Theorem 9's weight min(2 ell, C(m, k)) varies over the whole range,
     # summed by subtraction (constant-weight FFT sums minus the edge deficits), not directly.
-    from treebound.certificates._counting import certified_levels
     from treebound.pruning.bound import effective_n_features
     from treebound.theory import PartitioningCache
     from treebound.theory._fitted_shapes import subtree_structures
@@ -81,10 +80,11 @@ def test_many_level_categorical_trees_get_theorem9_computed_like_the_direct_sums
     X = rng.integers(0, 12, size=(600, 3)).astype(float)
     y = (X[:, 0] % 3 == 0).astype(int) ^ (rng.random(600) < 0.05)
     cat = DecisionTreeClassifier(max_leaf_nodes=6, growth="top_down", categorical_features=[0, 1, 2],
-                                 categorical_split="binary").fit(X, y)
+                                 categorical_split="binary",
+                                 categorical_levels={0: 12, 1: 12, 2: 12}).fit(X, y)
     certificate = cat.certificate_
     assert certificate.details["growth_bound"] == "theorem9"
-    ell = effective_n_features(certified_levels(cat.tree_.n_categories))
+    ell = effective_n_features([13, 13, 13])  # 12 declared levels and "anything else" each
     points = 5 * 600  # m + the default ghost sample 4m
     assert 2 * ell > points
     shape = subtree_structures(cat.tree_)[0].canonical()

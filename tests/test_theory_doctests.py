@@ -19,6 +19,8 @@ MODULES = [
     "treebound.certificates",
     "treebound.certificates._certificate",
     "treebound.certificates._format",
+    "treebound.certificates._rows",
+    "treebound.certificates._stored",
     "treebound._resources",
 ]
 

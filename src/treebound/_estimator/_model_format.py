@@ -2,14 +2,16 @@
 
 A model file is plain JSON (no pickle, nothing executable)::
 
-    {"format": "treebound-model", "format_version": 1, "estimator": "DecisionTreeClassifier",
+    {"format": "treebound-model", "format_version": 2, "estimator": "DecisionTreeClassifier",
      "treebound_version": "...", "params": {...}, "n_features_in": 4,
      "feature_names_in": [...] | null, "classes": [...], "classes_dtype": "<i8",
      "encoder": {"categories": [...], "feature_names": [...]}, "tree": {...flat arrays...},
-     "extra": {...estimator-specific fitted state...}}
+     "extra": {...estimator-specific fitted state...},
+     "training_rows": {...how ``treebound fit`` chose its rows...} (optional)}
 
 Loading checks every field (types, lengths, index ranges, the tree shape) and raises a
-``ValueError`` naming what is wrong.
+``ValueError`` naming what is wrong. A stored certificate is a claim: it is checked against the
+tree and recomputed (:func:`treebound.certificates._stored.stored_certificate`).
 """
 
 from __future__ import annotations
@@ -22,12 +24,15 @@ from sklearn.base import is_classifier
 from treebound._flat._encoding import FeatureEncoder
 from treebound._flat._storage import Tree
 from treebound._version import __version__
-from treebound.certificates import Certificate
+from treebound.certificates._stored import stored_certificate
 
-__all__ = ["FORMAT_NAME", "FORMAT_VERSION", "model_from_dict", "model_to_dict"]
+__all__ = ["FORMAT_NAME", "FORMAT_VERSION", "TRAINING_ROWS_FIELDS", "check_training_rows_record",
+           "model_from_dict", "model_to_dict"]
 
 FORMAT_NAME = "treebound-model"
-FORMAT_VERSION = 1
+#: 2: the encoder's ``declared_levels``, the optional ``training_rows`` record, and a stored
+#: certificate that is checked and recomputed on load (format-1 files still load).
+FORMAT_VERSION = 2
 _CLASS_DTYPE_KINDS = {"U", "i", "u", "f", "b", "O"}
 
 
@@ -69,6 +74,36 @@ def model_to_dict(model) -> dict:
     if hasattr(model, "classes_"):
         out["classes"] = model.classes_.tolist()
         out["classes_dtype"] = model.classes_.dtype.str
+    record = getattr(model, "training_rows_", None)
+    if record is not None:
+        out["training_rows"] = check_training_rows_record(record)
+    return out
+
+
+#: Fields of the ``training_rows`` record (how ``treebound fit`` chose its training rows).
+TRAINING_ROWS_FIELDS = {"seed": int, "test_size": float, "n_rows": int, "n_train_rows": int,
+                        "sha256": str}
+
+
+def check_training_rows_record(record) -> dict:
+    """The ``training_rows`` record, validated: ``seed``, ``test_size``, ``n_rows`` (rows of the
+    data file), ``n_train_rows`` and ``sha256`` (of the training rows, in order)."""
+    if not isinstance(record, dict) or set(record) != set(TRAINING_ROWS_FIELDS):
+        raise ValueError(f"model field 'training_rows' must be an object with the fields "
+                         f"{sorted(TRAINING_ROWS_FIELDS)}")
+    out = {}
+    for key, kind in TRAINING_ROWS_FIELDS.items():
+        value = record[key]
+        if isinstance(value, bool) or not isinstance(value, (int, float) if kind is float else
+                                                     kind):
+            raise ValueError(f"model field training_rows.{key} must be a "
+                             f"{'number' if kind is float else kind.__name__}")
+        out[key] = float(value) if kind is float else value
+    if not 0.0 <= out["test_size"] < 1.0 or out["seed"] < 0 or \
+            not 1 <= out["n_train_rows"] <= out["n_rows"]:
+        raise ValueError("model field 'training_rows' holds an impossible split")
+    if len(out["sha256"]) != 64 or any(c not in "0123456789abcdef" for c in out["sha256"]):
+        raise ValueError("model field training_rows.sha256 must be 64 hex digits")
     return out
 
 
@@ -142,30 +177,13 @@ def model_from_dict(cls, data: dict):
     extra = data.get("extra", {})
     if not isinstance(extra, dict):
         raise ValueError("model field 'extra' must be an object")
+    if data.get("training_rows") is not None:
+        model.training_rows_ = check_training_rows_record(data["training_rows"])
     if hasattr(model, "_restore_extra_state"):
         model._restore_extra_state(extra)
     if is_classifier(model):
-        model.certificate_ = _certificate_from(extra.get("certificate"), tree)
+        model.certificate_ = stored_certificate(extra.get("certificate"), model, version)
     return model
-
-
-def _certificate_from(raw, tree):
-    """The certificate of the fit stored in the file (``None`` in files without one)."""
-    if raw is None:
-        return None
-    try:
-        certificate = Certificate.from_dict(raw)
-    except ValueError as exc:
-        raise ValueError(f"model field extra.certificate: {exc}") from None
-    if certificate.n_leaves != tree.n_leaves:
-        raise ValueError(f"model field extra.certificate is for a tree of "
-                         f"{certificate.n_leaves} leaves, the tree has {tree.n_leaves}")
-    # the certificate counts every training row with positive weight; the tree's root holds
-    # them all (or, for reduced-error pruning, the part it was grown on)
-    if certificate.n_examples < int(tree.n_node_samples[0]):
-        raise ValueError(f"model field extra.certificate counts {certificate.n_examples} rows "
-                         f"but the tree was grown on {int(tree.n_node_samples[0])}")
-    return certificate
 
 
 def _classes_from(data: dict, n_classes: int) -> np.ndarray:

@@ -7,6 +7,12 @@ the categories so that prediction data is encoded identically. A level never see
 (and a missing value when training had none) is, by ``handle_unknown``, an error naming the
 feature and the values (``"error"``) or the reserved code ``q`` (``"heaviest_child"``), which a
 :class:`~treebound.tree.Tree` routes to the child that received the most training weight.
+
+The encoder also keeps, per categorical feature, the number of levels *declared* for it — the
+levels it can take in the population, fixed before the data is seen: the categories of a pandas
+``CategoricalDtype`` (levels absent from the training rows included), two for a boolean column,
+or a number given by the user (``categorical_levels``). The codes stay those of the levels seen
+in training; the certificates count the declared levels (``docs/certificates.md``).
 """
 
 from __future__ import annotations
@@ -138,12 +144,66 @@ def _numeric_column(col, label: str) -> np.ndarray:
     return values
 
 
+def _declared_count(col, label: str, given) -> int | None:
+    """The number of levels declared for a categorical column: ``given`` (an int, or a list of
+    the levels), else its pandas ``CategoricalDtype`` categories, two for a boolean column,
+    else ``None`` (only the levels seen are known)."""
+    dtype = getattr(col, "dtype", None)
+    if given is not None:
+        if isinstance(given, list | tuple):
+            return len(set(given))
+        return int(given)
+    if isinstance(dtype, pd.CategoricalDtype):
+        return int(len(dtype.categories))
+    if dtype is not None and pd.api.types.is_bool_dtype(dtype):
+        return 2
+    return None
+
+
+def resolve_levels(categorical_levels, names, categorical_mask) -> dict[int, object]:
+    """``categorical_levels`` (column name or index -> a number of levels, or the list of the
+    levels) as column index -> value, checked against the categorical columns."""
+    if categorical_levels is None:
+        return {}
+    out: dict[int, object] = {}
+    for key, value in categorical_levels.items():
+        if isinstance(key, str):
+            if names is None or key not in names:
+                raise ValueError(f"categorical_levels names unknown column {key!r}")
+            j = names.index(key)
+        elif isinstance(key, int | np.integer) and not isinstance(key, bool):
+            if not 0 <= key < categorical_mask.shape[0]:
+                raise ValueError(f"categorical_levels index {key} is out of range for "
+                                 f"{categorical_mask.shape[0]} features")
+            j = int(key)
+        else:
+            raise TypeError(f"categorical_levels keys must be column names or indices, got "
+                            f"{key!r}")
+        if not categorical_mask[j]:
+            raise ValueError(f"categorical_levels declares levels for {key!r}, which is not a "
+                             "categorical feature (see categorical_features)")
+        if isinstance(value, list | tuple):
+            if not value:
+                raise ValueError(f"categorical_levels of {key!r} lists no level")
+        elif isinstance(value, bool) or not isinstance(value, int | np.integer) or value < 1:
+            raise ValueError(f"categorical_levels of {key!r} must be a positive number of "
+                             f"levels or the list of the levels, got {value!r}")
+        out[j] = list(value) if isinstance(value, list | tuple) else int(value)
+    return out
+
+
 @dataclass
 class FeatureEncoder:
-    """Remembers which columns are categorical and their categories (``None`` = numeric)."""
+    """Remembers which columns are categorical and their categories (``None`` = numeric), and
+    how many levels were declared for each categorical column (``None``: undeclared)."""
 
     categories: list[list | None]
     feature_names: list[str] | None = None
+    declared_levels: list[int | None] | None = None
+
+    def __post_init__(self):
+        if self.declared_levels is None:
+            self.declared_levels = [None] * len(self.categories)
 
     @property
     def n_features(self) -> int:
@@ -157,10 +217,23 @@ class FeatureEncoder:
     def n_categories(self) -> np.ndarray:
         return np.array([0 if c is None else len(c) for c in self.categories], dtype=np.int64)
 
+    @property
+    def undeclared(self) -> list[int]:
+        """The categorical features whose levels were not declared (only the seen ones are
+        known)."""
+        return [j for j, (c, k) in enumerate(zip(self.categories, self.declared_levels,
+                                                 strict=True)) if c is not None and k is None]
+
     @classmethod
-    def fit(cls, X, categorical_mask: np.ndarray) -> tuple[FeatureEncoder, np.ndarray]:
-        """Learn the categories of ``X`` and return ``(encoder, encoded X)``."""
+    def fit(cls, X, categorical_mask: np.ndarray,
+            categorical_levels=None) -> tuple[FeatureEncoder, np.ndarray]:
+        """Learn the categories of ``X`` and return ``(encoder, encoded X)``.
+
+        ``categorical_levels``: column name or index -> number of levels, or the list of the
+        levels (the estimators' parameter); a column absent from it takes its declared levels
+        from its dtype (:func:`_declared_count`)."""
         names = column_names(X)
+        levels = resolve_levels(categorical_levels, names, categorical_mask)
         if not categorical_mask.any() and not isinstance(X, pd.DataFrame):
             X_enc = _numeric_matrix(X)
             return cls([None] * X_enc.shape[1], names), X_enc
@@ -169,24 +242,36 @@ class FeatureEncoder:
         _check_nonempty(n, d)
         X_enc = np.empty((n, d), dtype=np.float64)
         categories: list[list | None] = []
+        declared: list[int | None] = []
         for j in range(d):
             label = _feature_label(names, j)
             col = _column(X, j)
             if not categorical_mask[j]:
                 X_enc[:, j] = _numeric_column(col, label)
                 categories.append(None)
+                declared.append(None)
                 continue
             values = np.asarray(col, dtype=object)
             missing = pd.isna(values)
             present = pd.unique(values[~missing])
             cats = _sorted_categories([_to_json_scalar(v, label) for v in present])
+            count = _declared_count(col, label, levels.get(j))
+            if isinstance(levels.get(j), list):
+                outside = [v for v in cats if v not in set(levels[j])]
+                if outside:
+                    raise ValueError(f"categorical feature {label} holds levels that "
+                                     f"categorical_levels does not list: {outside[:10]}")
+            if count is not None and count < len(cats):
+                raise ValueError(f"categorical feature {label} holds {len(cats)} levels, more "
+                                 f"than the {count} declared for it")
             codes = _lookup(cats, values)
             if missing.any():
                 codes[missing] = len(cats)
                 cats = cats + [None]
             X_enc[:, j] = codes
             categories.append(cats)
-        return cls(categories, names), X_enc
+            declared.append(count)
+        return cls(categories, names, declared), X_enc
 
     def transform(self, X, handle_unknown: str = "error") -> np.ndarray:
         """Encode new data with the categories learned in :meth:`fit`.
@@ -248,7 +333,8 @@ class FeatureEncoder:
         return X_enc
 
     def to_dict(self) -> dict:
-        return {"categories": self.categories, "feature_names": self.feature_names}
+        return {"categories": self.categories, "feature_names": self.feature_names,
+                "declared_levels": self.declared_levels}
 
     @classmethod
     def from_dict(cls, data: dict) -> FeatureEncoder:
@@ -282,7 +368,28 @@ class FeatureEncoder:
             or not all(isinstance(x, str) for x in names)
         ):
             raise ValueError("encoder 'feature_names' must be a list of strings, one per feature")
-        return cls(clean, names)
+        return cls(clean, names, _declared_from(data.get("declared_levels"), clean))
+
+
+def _declared_from(raw, categories) -> list[int | None]:
+    """The ``declared_levels`` of a model file (absent in format 1: none declared)."""
+    if raw is None:
+        return [None] * len(categories)
+    if not isinstance(raw, list) or len(raw) != len(categories):
+        raise ValueError("encoder 'declared_levels' must list one entry per feature")
+    for j, (count, cats) in enumerate(zip(raw, categories, strict=True)):
+        if count is None:
+            continue
+        if cats is None:
+            raise ValueError(f"encoder declared_levels of numeric feature {j} must be null")
+        if isinstance(count, bool) or not isinstance(count, int):
+            raise ValueError(f"encoder declared_levels of feature {j} must be an integer or "
+                             "null")
+        seen = len(cats) - (1 if cats and cats[-1] is None else 0)
+        if count < max(seen, 1):
+            raise ValueError(f"encoder declared_levels of feature {j} ({count}) is below the "
+                             f"{seen} levels seen in training")
+    return list(raw)
 
 
 def _display(v):

@@ -48,7 +48,8 @@ from treebound._flat._labels import label_indices, label_vector, unknown_labels
 from treebound._resources import unlimited
 from treebound._validation import check_integer
 from treebound.certificates._adapters import deployed_tree
-from treebound.certificates._certificate import Certificate
+from treebound.certificates._certificate import Certificate, unavailable_certificate
+from treebound.certificates._counting import undeclared_message
 from treebound.certificates._deployed import DeployedTree, treebound_deployed
 from treebound.certificates._format import format_bound, format_count, promises_nothing
 from treebound.certificates._methods import (
@@ -212,6 +213,10 @@ def _certify_deployed(deployed, y_idx, delta, method, ghost_size, table_budget):
 
 def _certify_sample(sample, delta, method, ghost_size, table_budget):
     deployed = sample.deployed
+    if method != "test_set":
+        refused = undeclared_message(deployed.n_levels, _feature_names(deployed))
+        if refused is not None:
+            raise ValueError(f"no certificate: {refused}")
     if method == "auto":
         first, second = auto_pair(deployed)
         half = delta / 2.0
@@ -254,11 +259,14 @@ class PendingCertificate:
 
     Parameters
     ----------
-    sample : Sample
+    sample : Sample or None
         The training sample with its evidence (:func:`~treebound.certificates._methods.
-        gather_evidence`).
+        gather_evidence`); ``None`` when the fit cannot be certified.
     table_budget : int
         Theorem 9 table budget of the ``"hti"`` bound.
+    refused : Certificate, optional
+        The certificate of a fit that cannot be certified (a categorical feature without
+        declared levels): the trivial bound 1 and the reason.
 
     Examples
     --------
@@ -271,8 +279,9 @@ class PendingCertificate:
     True
     """
 
-    sample: Sample
+    sample: Sample | None
     table_budget: int
+    refused: Certificate | None = None
 
     @property
     def n_examples(self) -> int:
@@ -287,7 +296,7 @@ class PendingCertificate:
         >>> fit_certificate(model, model.encode(X), y).n_examples
         150
         """
-        return self.sample.m
+        return self.sample.m if self.sample is not None else self.refused.n_examples
 
     def resolve(self) -> Certificate:
         """The certificate (method ``"auto"``, ``delta = 0.05``).
@@ -305,6 +314,8 @@ class PendingCertificate:
         >>> fit_certificate(model, model.encode(X), y).resolve().n_leaves
         3
         """
+        if self.refused is not None:
+            return self.refused
         with unlimited():
             return _certify_sample(self.sample, 0.05, "auto", None, self.table_budget)
 
@@ -340,6 +351,10 @@ def fit_certificate(model, features: np.ndarray, y_idx: np.ndarray) -> PendingCe
     True
     """
     deployed = treebound_deployed(model, features, n_fit_rows=features.shape[0])
+    refused = undeclared_message(deployed.n_levels, _feature_names(deployed))
+    if refused is not None:
+        return PendingCertificate(None, FIT_TABLE_BUDGET, unavailable_certificate(
+            refused, 0.05, int(features.shape[0]), int(deployed.tree.n_leaves)))
     with unlimited():
         sample = gather_evidence(_sample(deployed, y_idx), auto_pair(deployed))
     return PendingCertificate(sample, FIT_TABLE_BUDGET)
@@ -373,6 +388,14 @@ def _check_delta(delta) -> float:
     if not 0.0 < delta < 1.0 or math.isnan(delta):
         raise ValueError(f"delta must be in (0, 1), got {delta}")
     return delta
+
+
+def _feature_names(deployed):
+    names = getattr(deployed.model, "feature_names_in_", None)
+    if names is None:
+        encoder = getattr(deployed.model, "encoder_", None)
+        names = getattr(encoder, "feature_names", None)
+    return None if names is None else list(names)
 
 
 def _check_ghost_size(ghost_size):

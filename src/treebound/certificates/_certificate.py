@@ -8,7 +8,7 @@ from types import MappingProxyType
 
 from treebound.certificates._format import format_bound, format_count, promises_nothing
 
-__all__ = ["Certificate"]
+__all__ = ["Certificate", "unavailable_certificate"]
 
 _METHOD_TEXT = {
     "hti": "hypergeometric tail inversion, uniform over all trees",
@@ -107,6 +107,8 @@ class Certificate:
         return self.delta / 2.0 if self.method == "auto" else self.delta
 
     def __str__(self) -> str:
+        if "unavailable" in self.details:
+            return f"no certificate: {self.details['unavailable']}"
         confidence = format_bound(1.0 - self.delta, "lower")
         rows = format_count(self.n_examples, "row")
         sentence = (f"With probability at least {confidence} over the draw of the {rows}, this "
@@ -236,3 +238,11 @@ def _json_ready(value):
     if hasattr(value, "item"):
         return value.item()
     return value
+
+
+def unavailable_certificate(reason: str, delta: float, n_examples: int,
+                            n_leaves: int) -> Certificate:
+    """The certificate of a fit that cannot be certified: the trivial bound 1 (true of every
+    classifier) with the reason in ``details["unavailable"]``, which ``str()`` prints."""
+    return Certificate(1.0, None, "auto", float(delta), int(n_examples), 0, int(n_leaves),
+                       {"unavailable": reason, "combined": ()})

@@ -10,8 +10,9 @@ training rows — from a few training examples (the compression set) and a messa
 2. for every internal node, in the preorder of that canonical shape, its test among the
    ``W`` tests the node can hold, uniformly
    (:func:`~treebound.certificates._counting.log_test_counts`: ``W = 2 ell_eff`` for a binary
-   node, as in Theorem 9, a categorical feature counted with its ``K`` known levels and
-   "unseen"; a binary node's test says which child is the ``x <= t`` side);
+   node, as in Theorem 9, a categorical feature counted with its ``U`` declared levels and
+   one value for "missing or anything else"; a binary node's test says which child is the
+   ``x <= t`` side);
 3. the class of every leaf (``n^L``);
 4. the size ``d`` of the compression set, uniform over ``2 .. 2 N_num`` (``N_num`` numeric
    tests; ``d = 0`` without one);
@@ -23,8 +24,9 @@ training rows — from a few training examples (the compression set) and a messa
    examples; the order inside a pair does not matter).
 
 **Reconstruction**: build the shape, put the tests in (the categorical maps are the message's
-subsets over the ``K + 1`` levels of a feature, the ``K`` known and "unseen": categories never
-seen at a node, and levels never seen in training, follow the subset too, so they are
+subsets over the ``U + 1`` values of a feature, its declared levels in their declared order and
+"missing or anything else": the code does not depend on which levels the sample happened to
+hold, and levels never seen at a node or in training follow the subset too, so they are
 covered), compute
 every numeric threshold from its pair, label the leaves. Every step is a function of the
 message and of the compression examples only, so the rebuilt tree *is* the deployed one.
@@ -103,11 +105,12 @@ def log_surjections_bound(n_slots: int, n_targets: int) -> float:
     return float(gammaln(s + 1.0) - gammaln(s - d + 1.0)) + (s - d) * math.log(d)
 
 
-def log_message_prior(tree, n_categories, n_classes: int, multiway: bool, n_numeric: int,
+def log_message_prior(tree, n_levels, n_classes: int, multiway: bool, n_numeric: int,
                       size: int) -> float:
-    """``ln P(sigma, d)`` of the module docstring's message."""
-    log_p = log_shape_prior(tree, n_categories, multiway)
-    log_p -= float(log_test_counts(tree, n_categories).sum())
+    """``ln P(sigma, d)`` of the module docstring's message (``n_levels``: the values counted
+    per feature, :func:`~treebound.certificates._counting.counted_levels`)."""
+    log_p = log_shape_prior(tree, n_levels, multiway)
+    log_p -= float(log_test_counts(tree, n_levels).sum())
     log_p -= tree.n_leaves * math.log(n_classes)
     if n_numeric > 0:
         log_p -= math.log(2 * n_numeric - 1)
@@ -268,7 +271,7 @@ def compress(deployed, wrong: np.ndarray, multiway: bool) -> Compression | str:
                 np.ascontiguousarray(wrong, dtype=np.bool_), chosen,
                 np.full(max(flat_order.shape[0], 1), -1, dtype=np.int64), pairs)
     rows = np.flatnonzero(chosen)
-    log_p = log_message_prior(tree, deployed.n_categories, deployed.n_classes, multiway,
+    log_p = log_message_prior(tree, deployed.n_levels, deployed.n_classes, multiway,
                               int(nodes.shape[0]), int(rows.shape[0]))
     return Compression(rows=rows, pairs=pairs.reshape(-1, 2), nodes=nodes,
                        log_message_prior=log_p)

@@ -21,6 +21,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from treebound._flat._storage import Tree
+from treebound.certificates._counting import UNDECLARED, counted_levels
 
 __all__ = ["DeployedTree", "from_sklearn", "from_treebound", "is_dyadic", "sklearn_midpoint",
            "treebound_deployed", "treebound_midpoint"]
@@ -73,6 +74,11 @@ class DeployedTree:
         Rows the model was fit on (``None`` when unknown).
     model : object, optional
         The model itself (the dyadic certificate reads its scaling).
+    n_levels : ndarray of int, optional
+        The values the bounds count per feature
+        (:func:`~treebound.certificates._counting.counted_levels`): ``U + 1`` for a categorical
+        feature with ``U`` declared levels, ``-1`` for one without declared levels, ``0`` for
+        a numeric one. Default: numeric features as ``0``, categorical ones undeclared.
 
     Examples
     --------
@@ -94,6 +100,12 @@ class DeployedTree:
     family: str
     n_fit_rows: int | None
     model: object = None
+    n_levels: np.ndarray | None = None
+
+    def __post_init__(self):
+        if self.n_levels is None:
+            object.__setattr__(self, "n_levels", np.where(
+                np.asarray(self.n_categories) > 0, UNDECLARED, 0).astype(np.int64))
 
     @property
     def n_features(self) -> int:
@@ -168,7 +180,9 @@ def treebound_deployed(model, features, n_fit_rows: int) -> DeployedTree:
     return DeployedTree(tree=tree, features=features, classes=np.asarray(model.classes_),
                         leaf_class=tree.majority_class, n_categories=tree.n_categories.copy(),
                         midpoint=None if family == "dyadic" else treebound_midpoint,
-                        family=family, n_fit_rows=n_fit_rows, model=model)
+                        family=family, n_fit_rows=n_fit_rows, model=model,
+                        n_levels=counted_levels(tree.n_categories,
+                                                model.encoder_.declared_levels))
 
 
 def from_sklearn(model, X) -> DeployedTree:

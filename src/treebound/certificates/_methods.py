@@ -27,9 +27,12 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from treebound._flat._features import effective_n_features
-from treebound.certificates._compression import compress, log_surjections_bound
+from treebound.certificates._compression import (
+    compress,
+    log_message_prior,
+    log_surjections_bound,
+)
 from treebound.certificates._counting import (
-    certified_levels,
     log_shape_prior,
     log_test_counts,
     may_grow_multiway,
@@ -82,7 +85,7 @@ class Sample:
     def multiway(self) -> bool:
         if "multiway" in self.evidence:
             return self.evidence["multiway"]
-        return may_grow_multiway(self.deployed.model, self.deployed.n_categories)
+        return may_grow_multiway(self.deployed.model, self.deployed.n_levels)
 
 
 @dataclass(frozen=True)
@@ -98,7 +101,7 @@ def log_growth_bound(deployed, n_points: int, multiway: bool,
     tree = deployed.tree
     n = deployed.n_classes
     L = tree.n_leaves
-    log_test_choices = float(log_test_counts(tree, deployed.n_categories).sum())
+    log_test_choices = float(log_test_counts(tree, deployed.n_levels).sum())
     closed = log_leaf_assignment_growth_bound(n_points, n_leaves=L, n_classes=n,
                                               log_test_choices=log_test_choices)
     if multiway or L == 1 or not tree.is_binary:
@@ -107,8 +110,8 @@ def log_growth_bound(deployed, n_points: int, multiway: bool,
     # shapes from above without building them.
     if tree.n_nodes * (min(n, L) + 1) * n_points > table_budget:
         return closed, "leaf_assignments"
-    # categorical features with their K known levels and "unseen" (see _counting)
-    n_features = effective_n_features(certified_levels(deployed.n_categories))
+    # categorical features with their declared levels and "anything else" (see _counting)
+    n_features = effective_n_features(deployed.n_levels)
     shapes = subtree_structures(tree)
     tight = log_growth_function_upper_bound(shapes[0], n_examples=n_points,
                                             n_features=n_features, n_classes=n)
@@ -119,11 +122,17 @@ def log_growth_bound(deployed, n_points: int, multiway: bool,
 
 def bound_hti(sample: Sample, delta: float, ghost_size: int | None,
               table_budget: int = DEFAULT_TABLE_BUDGET) -> BoundValue:
-    m, k = sample.m, sample.k
+    return hti_from_counts(sample.deployed, sample.m, sample.k, sample.multiway, delta,
+                           ghost_size, table_budget)
+
+
+def hti_from_counts(deployed, m: int, k: int, multiway: bool, delta: float,
+                    ghost_size: int | None,
+                    table_budget: int = DEFAULT_TABLE_BUDGET) -> BoundValue:
+    """The ``hti`` bound from the counts alone: ``m`` rows, ``k`` errors, the tree's shape."""
     ghost = 4 * m if ghost_size is None else ghost_size  # an int (certify checks it)
-    multiway = sample.multiway
-    log_growth, how = log_growth_bound(sample.deployed, m + ghost, multiway, table_budget)
-    log_prior = log_shape_prior(sample.deployed.tree, sample.deployed.n_categories, multiway)
+    log_growth, how = log_growth_bound(deployed, m + ghost, multiway, table_budget)
+    log_prior = log_shape_prior(deployed.tree, deployed.n_levels, multiway)
     upper = hypergeometric_tail_inversion_bound(m, n_errors=k, log_growth=log_growth, delta=delta,
                                                 ghost_size=ghost,
                                                 log_prior=log_prior)
@@ -136,10 +145,15 @@ def bound_hti(sample: Sample, delta: float, ghost_size: int | None,
 
 def bound_shawe_taylor(sample: Sample, delta: float,
                        table_budget: int = DEFAULT_TABLE_BUDGET) -> BoundValue:
-    m, k = sample.m, sample.k
-    multiway = sample.multiway
-    log_growth, how = log_growth_bound(sample.deployed, 2 * m, multiway, table_budget)
-    log_prior = log_shape_prior(sample.deployed.tree, sample.deployed.n_categories, multiway)
+    return shawe_taylor_from_counts(sample.deployed, sample.m, sample.k, sample.multiway, delta,
+                                    table_budget)
+
+
+def shawe_taylor_from_counts(deployed, m: int, k: int, multiway: bool, delta: float,
+                             table_budget: int = DEFAULT_TABLE_BUDGET) -> BoundValue:
+    """The ``shawe_taylor`` bound from the counts alone."""
+    log_growth, how = log_growth_bound(deployed, 2 * m, multiway, table_budget)
+    log_prior = log_shape_prior(deployed.tree, deployed.n_levels, multiway)
     r = PAPER_ERROR_PRIOR_RATIO
     log_q = math.log1p(-r) + k * math.log(r)
     value = shawe_taylor_bound(m, n_errors=k, log_growth=log_growth, log_q=log_q, log_p=log_prior,
@@ -179,6 +193,20 @@ def bound_compression(sample: Sample, delta: float) -> BoundValue:
                                     "log_message_prior": found.log_message_prior})
 
 
+def compression_from_counts(deployed, m: int, size: int, k_out: int, multiway: bool,
+                            delta: float) -> BoundValue:
+    """The ``compression`` bound from its counts: a compression set of ``size`` rows and
+    ``k_out`` errors outside it (the message prior is a function of the tree and ``size``)."""
+    tree = deployed.tree
+    n_numeric = int(np.count_nonzero((tree.first_child >= 0) & (tree.category_offset < 0)))
+    log_p = log_message_prior(tree, deployed.n_levels, deployed.n_classes, multiway, n_numeric,
+                              size)
+    value = sample_compression_bound(m, n_errors_outside=k_out, compression_size=size,
+                                     log_message_prior=log_p, delta=delta)
+    return BoundValue(value, None, {"compression": value, "compression_size": size,
+                                    "errors_outside": k_out, "log_message_prior": log_p})
+
+
 def bound_prefix_code(sample: Sample, delta: float) -> BoundValue:
     """Occam bound with Scott & Nowak's code of a dyadic tree, made valid for the data-placed
     grid by a compression set.
@@ -194,18 +222,31 @@ def bound_prefix_code(sample: Sample, delta: float) -> BoundValue:
     ``R <= B(k', m - c, delta P(T) / (2u S_c C(m, c)))`` with ``k'`` errors outside the set,
     ``2u`` choices of ``c`` and ``S_c`` the surjections of the ``2u`` roles onto the set.
     """
-    deployed = sample.deployed
+    if sample.deployed.family != "dyadic":
+        raise NotApplicable("the prefix-code bound is for DyadicTreeClassifier")
+    c, _, k_out = sample.evidence.get("prefix_code") or _prefix_code_set(sample)
+    return prefix_code_from_counts(sample.deployed, sample.m, c, k_out, delta)
+
+
+def split_features(tree) -> np.ndarray:
+    """The features the tree's tests read, sorted."""
+    return np.unique(tree.feature[tree.first_child >= 0])
+
+
+def prefix_code_from_counts(deployed, m: int, c: int, k_out: int, delta: float) -> BoundValue:
+    """The ``prefix_code`` bound from its counts: a set of ``c`` rows holding the split
+    features' extremes and ``k_out`` errors outside it."""
     if deployed.family != "dyadic":
         raise NotApplicable("the prefix-code bound is for DyadicTreeClassifier")
     tree = deployed.tree
     L = tree.n_leaves
     d = deployed.n_features
     n = deployed.n_classes
+    u = int(split_features(tree).shape[0])
     log_prior = -((2 * L - 1) * math.log(2.0) + (L - 1) * math.log(d) + L * math.log(n))
-    c, u, k_out = sample.evidence.get("prefix_code") or _prefix_code_set(sample)
     if u:
         log_prior -= math.log(2 * u) + log_surjections_bound(2 * u, c)
-    value = sample_compression_bound(sample.m, n_errors_outside=k_out, compression_size=c,
+    value = sample_compression_bound(m, n_errors_outside=k_out, compression_size=c,
                                      log_message_prior=log_prior, delta=delta)
     return BoundValue(value, None, {"prefix_code": value, "compression_size": c,
                                     "errors_outside": k_out, "code_bits": -log_prior / math.log(2)})
@@ -215,8 +256,7 @@ def _prefix_code_set(sample: Sample) -> tuple[int, int, int]:
     """``(c, u, k')`` of the prefix-code bound: the size of its compression set (the rows
     holding each split feature's minimum and maximum), the split features, and the errors
     outside the set."""
-    tree = sample.deployed.tree
-    used = np.unique(tree.feature[tree.first_child >= 0])
+    used = split_features(sample.deployed.tree)
     chosen = np.zeros(sample.m, dtype=bool)
     features = sample.deployed.features
     for f in used.tolist():

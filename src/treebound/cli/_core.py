@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -64,7 +65,8 @@ def register(app: typer.Typer) -> None:
 
 
 def fit(
-    data: Annotated[Path, typer.Argument(help="CSV or TSV file (gzip allowed).")],
+    data: Annotated[Path, typer.Argument(
+        help="CSV or TSV file (gzip allowed), or - for standard input.")],
     target: Annotated[str, typer.Option(help="Target column name (or '#-1' for the last).")],
     criterion: Annotated[str, typer.Option(help="gini, entropy, sqrt, misclassification "
                                                 "(classification) or squared_error.")] = None,
@@ -79,12 +81,15 @@ def fit(
     categorical: Annotated[list[str] | None, typer.Option(
         help="Categorical column (default: the text/bool columns); repeat the option for "
              "several.")] = None,
+    levels: Annotated[list[str] | None, typer.Option(
+        help="COLUMN=N: the number of levels a categorical column can take, declared for the "
+             "certificate; repeat the option for several.")] = None,
     categorical_split: Annotated[str, typer.Option(help="binary or multiway.")] = "binary",
     task: Annotated[str, typer.Option(help="classification, regression or auto.")] = "auto",
     test_size: Annotated[float, typer.Option(
         help="Held-out fraction for the test score (0: train on every row).")] = 0.25,
     seed: SeedOption = 0,
-    save: Annotated[Path, typer.Option(help="Write the fitted model here (JSON).")] = None,
+    save: Annotated[str, typer.Option(help="Write the fitted model here (JSON).")] = None,
     show_tree: Annotated[bool, typer.Option(help="Print the tree and its rules.")] = True,
     pruning: Annotated[str, typer.Option(
         help="Prune the grown tree: bound (no CV), ccp_cv, mcart_cv, srm or reduced_error."
@@ -99,7 +104,9 @@ def fit(
 
     A text column with a different value in every row (an identifier) is refused: drop it with
     --drop. A level of a categorical column that only the test rows hold is predicted by the
-    model's rule for unseen levels (the child that received the most training weight)."""
+    model's rule for unseen levels (the child that received the most training weight). The
+    model file records how the training rows were chosen (seed, test size, their number and
+    hash), so that 'treebound certify' certifies the same rows."""
     # commands load what they run when they run: --help and the theory commands stay light
     import numpy as np
 
@@ -107,12 +114,28 @@ def fit(
     import pandas as pd
 
     from treebound import DecisionTreeClassifier, DecisionTreeRegressor, export_text, format_rules
-    from treebound.cli._data import DataFileError, identifier_columns, split_target
+    from treebound.certificates import format_bound
+    from treebound.cli._data import DataFileError, identifier_columns, rows_digest, split_target
+    from treebound.cli._files import OutputPathError, check_output_path
 
     if pruning_param and pruning is None:
         _fail("--pruning-param sets options of a pruning method: give --pruning too")
+    if not 0.0 <= test_size < 1.0:
+        _fail(f"--test-size must be in [0, 1), got {test_size}")
+    if task not in ("auto", "classification", "regression"):
+        _fail(f"--task must be auto, classification or regression, got {task!r}")
+    for option, value in (("--max-leaf-nodes", max_leaf_nodes), ("--max-depth", max_depth),
+                          ("--min-samples-leaf", min_samples_leaf)):
+        if value is not None and not 0 <= value <= 2**63 - 1:
+            _fail(f"{option} must be between 0 and {2**63 - 1} (64-bit integers), got {value}")
+    try:  # before any work: a bad output path must not cost a fit
+        save = check_output_path(save, "--save", inputs=[data])
+    except OutputPathError as exc:
+        _fail(str(exc))
+    declared = _parse_levels(levels)
     try:
-        X, y = split_target(read_data(data, sep, encoding, drop), target)
+        frame = read_data(data, sep, encoding, drop)
+        X, y = split_target(frame, target)
     except DataFileError as exc:
         _fail(str(exc))
     warn_numeric_typos(X)
@@ -121,19 +144,20 @@ def fit(
         _fail(f"column {ids[0]!r} holds a different text value in every one of the {len(X)} "
               "rows, like an identifier: a tree cannot learn from it; drop it with "
               + " ".join(f"--drop {name}" for name in ids))
+    missing = np.flatnonzero(y.isna().to_numpy())
+    if missing.size:
+        _fail(f"the target column {str(y.name)!r} is empty in data row {int(missing[0]) + 1}"
+              f"{f' ({missing.size} rows in all)' if missing.size > 1 else ''}: every row needs "
+              "a target; drop or fill those rows")
     labels = _label_types(y)
     if len(labels) > 1:
         _fail(f"the target column {target!r} mixes label types ({', '.join(labels)}); make "
               "every label the same type")
-    if task not in ("auto", "classification", "regression"):
-        _fail(f"--task must be auto, classification or regression, got {task!r}")
     if task == "auto":
         # float targets with non-integer values are regression; everything else is labels
         is_float = pd.api.types.is_float_dtype(y.dtype)
         task = "regression" if is_float and not np.all(np.mod(y.dropna(), 1) == 0) else \
             "classification"
-    if not 0.0 <= test_size < 1.0:
-        _fail(f"--test-size must be in [0, 1), got {test_size}")
     names = option_values(categorical, "--categorical", keep=set(map(str, X.columns)))
     cat = "auto" if names is None else names
     budget = "auto" if max_leaf_nodes is None else (max_leaf_nodes or None)
@@ -141,7 +165,7 @@ def fit(
                   max_depth=max_depth, min_samples_leaf=min_samples_leaf,
                   categorical_features=cat, categorical_split=categorical_split,
                   pruning=pruning, pruning_params=_parse_pruning_params(pruning_param),
-                  random_state=seed)
+                  random_state=seed, categorical_levels=declared or None)
     if task == "classification":
         model = DecisionTreeClassifier(criterion=criterion or "gini", **params)
     else:
@@ -158,29 +182,15 @@ def fit(
         with _working(f"fitting{'' if pruning is None else f' and pruning ({pruning})'} on "
                       f"{len(y_train)} rows"):
             model.fit(X_train, y_train)
+        model.training_rows_ = {"seed": seed, "test_size": float(test_size),
+                                "n_rows": len(frame), "n_train_rows": len(y_train),
+                                "sha256": rows_digest(X_train, y_train)}
         train_score = model.score(X_train, y_train)
         test_score = model.score(X_test, y_test) if len(y_test) else None
+        certificate = getattr(model, "certificate_", None)
     except (ValueError, TypeError) as exc:
-        _fail(str(exc))
-    metric = "accuracy" if task == "classification" else "R^2"
-    typer.echo(f"{type(model).__name__}: {model.get_n_leaves()} leaves, depth {model.get_depth()}")
-    shown = "n/a" if test_score is None else f"{test_score:.4f}"
-    typer.echo(f"train {metric}: {train_score:.4f}   test {metric}: {shown}   "
-               f"({len(y_train)} / {len(y_test)} rows)")
-    certificate = getattr(model, "certificate_", None)
-    if certificate is not None:
-        typer.echo(f"certificate: {certificate}")
-    if pruning is not None:
-        path = model.pruning_path_
-        grown = f" from {path[0][0]} leaves" if path else ""
-        value = model.pruning_objective_
-        # what pruning minimized, named so that it is not read as the certificate above
-        objective = "" if value is None else f", minimized objective {value:.4f}"
-        typer.echo(f"pruned by {pruning}{grown} in {model.pruning_time_:.3f} s{objective}")
-    if show_tree:
-        typer.echo("\n" + export_text(model))
-        typer.echo("\nrules:\n" + format_rules(model))
-    if save is not None:
+        _fail(cli_advice(str(exc)))
+    if save is not None:  # written before anything is printed: a closed pipe cannot lose it
         # scikit-learn (the estimators) only for the commands that fit
         from treebound import save_model
 
@@ -188,7 +198,96 @@ def fit(
             save_model(model, save)
         except OSError as exc:
             _fail(f"cannot write {str(save)!r}: {exc}")
+    metric = "accuracy" if task == "classification" else "R^2"
+    typer.echo(f"{type(model).__name__}: {_count(model.get_n_leaves(), 'leaf', 'leaves')}, "
+               f"depth {model.get_depth()}")
+    shown = "n/a" if test_score is None else f"{test_score:.4f}"
+    typer.echo(f"training {metric} {train_score:.4f} on {_count(len(y_train), 'row')}, "
+               f"test {metric} {shown} on {_count(len(y_test), 'held-out row')}")
+    if certificate is not None:
+        typer.echo(f"certificate: {cli_advice(str(certificate))}")
+    if pruning is not None:
+        path = model.pruning_path_
+        grown = f" from {_count(path[0][0], 'leaf', 'leaves')}" if path else ""
+        typer.echo(f"pruned by {pruning}{grown} in {model.pruning_time_:.3f} s"
+                   f"{_objective_text(pruning, model, format_bound)}")
+    if show_tree:
+        typer.echo("\n" + export_text(model))
+        typer.echo("\nrules:\n" + format_rules(model))
+    if save is not None:
         typer.echo(f"\nmodel saved to {save}")
+
+
+def _count(n: int, noun: str, plural: str | None = None) -> str:
+    # the certificates (scikit-learn, numba) only for the commands that print them
+    from treebound.certificates import format_count
+
+    return format_count(n, noun, plural)
+
+
+#: What bound pruning's objective is, by ``pruning_info_["objective"]``.
+_BOUND_OBJECTIVES = {"shawe_taylor": "Shawe-Taylor bound", "hti": "hti bound",
+                     "compression": "compression bound"}
+
+
+def _objective_text(pruning: str, model, format_bound) -> str:
+    """What the pruning's final objective (``pruning_objective_``) is, with its value (SRM's is
+    not a bound)."""
+    value = getattr(model, "pruning_objective_", None)
+    if value is None:
+        return ""
+    if pruning == "srm":
+        return (f"; its penalized risk (Vapnik's E_g, the objective SRM minimizes, not a bound "
+                f"on the error) is {value:.4f}")
+    name = _BOUND_OBJECTIVES.get(model.pruning_info_.get("objective", "shawe_taylor"),
+                                 "bound")
+    return (f"; its {name} (the objective bound pruning minimizes; the certificate "
+            f"is the guarantee) is at most {format_bound(value)}")
+
+
+def _parse_levels(items) -> dict:
+    """``["color=12", "shape=3"]`` (the repeated ``--levels``) -> ``{"color": 12, "shape": 3}``."""
+    out: dict = {}
+    for item in items or ():
+        part = item.strip()
+        name, sep, count = part.rpartition("=")
+        if "," in name and "=" in name:
+            _fail("--levels takes one COLUMN=N; repeat the option for several: "
+                  + " ".join(f"--levels {p.strip()}" for p in part.split(",") if p.strip()))
+        try:
+            number = int(count)
+        except ValueError:
+            number = 0
+        if not sep or not name or number < 1:
+            _fail(f"--levels must look like COLUMN=N with N a positive number of levels, "
+                  f"got {part!r}")
+        out[name] = number
+    return out
+
+
+#: Python-API spellings in library messages and what the command line calls them.
+_CLI_SPELLINGS = (
+    ("method='test_set'", "--rows test"),
+    ("categorical_features", "--categorical"),
+    ("max_leaf_nodes", "--max-leaf-nodes"),
+    ("max_depth", "--max-depth"),
+    ("min_samples_leaf", "--min-samples-leaf"),
+    ("pruning_params", "--pruning-param"),
+)
+
+
+def cli_advice(message: str) -> str:
+    """A library message with its Python-API advice in command-line terms
+    (``method='test_set'`` -> ``--rows test``)."""
+    # how to declare levels: the command line's way only
+    message = re.sub(r"a pandas CategoricalDtype listing every level, or "
+                     r"categorical_levels=\{'[^']*': N\}; on the command line (--levels [^)]*)",
+                     r"\1", message)
+    for python, cli in _CLI_SPELLINGS:
+        message = message.replace(python, cli)
+    # "parameter 'max_depth'" already became "--max-depth"; "method 'hti'" -> "--method hti"
+    message = re.sub(r"method='(\w+)'", r"--method \1", message)
+    return message
 
 
 def _label_types(y) -> list[str]:
@@ -243,8 +342,9 @@ def _parse_pruning_params(items) -> dict | None:
 
 def predict(
     model_file: Annotated[Path, typer.Argument(help="Model file written by 'treebound fit'.")],
-    data: Annotated[Path, typer.Argument(help="CSV or TSV file with the model's features.")],
-    out: Annotated[Path, typer.Option(help="Write predictions here (CSV) instead of stdout.")]
+    data: Annotated[Path, typer.Argument(
+        help="CSV or TSV file with the model's features, or - for standard input.")],
+    out: Annotated[str, typer.Option(help="Write predictions here (CSV) instead of stdout.")]
     = None,
     proba: Annotated[bool, typer.Option(help="Class probabilities instead of labels.")] = False,
     sep: SepOption = None,
@@ -260,7 +360,12 @@ def predict(
     # commands load what they run when they run: --help and the theory commands stay light
     from treebound import load_model
     from treebound.cli._data import DataFileError, select_features
+    from treebound.cli._files import OutputPathError, check_output_path, write_atomically
 
+    try:
+        out = check_output_path(out, "--out", inputs=[model_file, data])
+    except OutputPathError as exc:
+        _fail(str(exc))
     try:
         model = load_model(model_file)
         X = select_features(read_data(data, sep, encoding, drop), model)
@@ -273,15 +378,15 @@ def predict(
         else:
             result = pd.DataFrame({"prediction": model.predict(X)})
     except (DataFileError, ValueError, TypeError) as exc:
-        _fail(str(exc))
+        _fail(cli_advice(str(exc)))
     if out is None:
         result.to_csv(sys.stdout, index=False)
     else:
         try:
-            result.to_csv(out, index=False)
+            write_atomically(out, lambda name: result.to_csv(name, index=False))
         except OSError as exc:
             _fail(f"cannot write {str(out)!r}: {exc}")
-        typer.echo(f"{len(result)} predictions written to {out}")
+        typer.echo(f"{_count(len(result), 'prediction')} written to {out}")
 
 
 def demo(
@@ -299,7 +404,7 @@ def demo(
 
 def plot(
     model_file: Annotated[Path, typer.Argument(help="Model file written by 'treebound fit'.")],
-    out: Annotated[Path, typer.Argument(help="Image file to write (PNG, SVG or PDF).")],
+    out: Annotated[str, typer.Argument(help="Image file to write (PNG, SVG or PDF).")],
     max_depth: Annotated[int, typer.Option(
         help="Draw only this many levels (default: all levels of a tree of at most 64 leaves, "
              "else the deepest level that fits in 64 columns).")] = None,
@@ -312,7 +417,12 @@ def plot(
     """Draw a saved model's tree (or its pruning path) into an image file."""
     # commands load what they run when they run: --help and the theory commands stay light
     from treebound import load_model
+    from treebound.cli._files import OutputPathError, check_output_path, write_atomically
 
+    try:
+        out = check_output_path(out, "the image file", inputs=[model_file])
+    except OutputPathError as exc:
+        _fail(str(exc))
     try:
         model = load_model(model_file)
     except ValueError as exc:
@@ -340,11 +450,11 @@ def plot(
     try:
         ax = plot_pruning_path(model) if pruning_path else plot_tree(model, max_depth=depth)
     except (ValueError, TypeError) as exc:
-        _fail(str(exc))
+        _fail(cli_advice(str(exc)))
     try:
-        ax.figure.savefig(out, dpi=dpi, bbox_inches="tight")
+        write_atomically(out, lambda name: ax.figure.savefig(name, dpi=dpi, bbox_inches="tight"))
     except (OSError, ValueError) as exc:
         _fail(f"cannot write {str(out)!r}: {exc}")
     finally:
         plt.close(ax.figure)
-    typer.echo(f"tree drawn to {out}")
+    typer.echo(f"{'pruning path' if pruning_path else 'tree'} drawn to {out}")

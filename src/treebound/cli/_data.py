@@ -3,6 +3,12 @@
 from __future__ import annotations
 
 import codecs
+import hashlib
+import io
+import json
+import os
+import stat
+import sys
 from pathlib import Path
 
 import pandas as pd
@@ -14,7 +20,7 @@ class DataFileError(ValueError):
 
 def read_table(path: str | Path, *, sep: str | None = None,
                encoding: str | None = None) -> pd.DataFrame:
-    """Read a CSV or TSV file (``.gz`` allowed).
+    """Read a CSV or TSV file (``.gz`` allowed), or ``-`` for standard input.
 
     ``sep``: the column separator (``"\\t"`` or ``"tab"`` for a tab); by default it follows the
     extension: ``.tsv``/``.tab`` (optionally ``.gz``) are tab-separated, ``.csv``
@@ -22,26 +28,35 @@ def read_table(path: str | Path, *, sep: str | None = None,
     UTF-8). Strings stay strings so categorical columns keep their labels; every column is
     typed from all its values (no mixed types from reading in chunks). Duplicate column names
     are an error (pandas would rename them silently).
+
+    The file is read once: a pipe, a FIFO or a process substitution (``<(zcat data.csv.gz)``)
+    can be read only once, so anything but a regular file is read into memory first (gzip
+    recognized by its magic bytes).
     """
+    stdin = str(path) == "-"
     path = Path(path)
-    if not path.exists():
+    if not stdin and not path.exists():
         raise DataFileError(f"data file {str(path)!r} does not exist")
-    if path.is_dir():
+    if not stdin and path.is_dir():
         raise DataFileError(f"{str(path)!r} is a directory, not a data file")
+    shown = "standard input" if stdin else repr(str(path))
     options = _read_options(path, sep, encoding)
     try:
-        header = pd.read_csv(path, header=None, nrows=1, dtype=str, keep_default_na=False,
-                             **options)
-        frame = pd.read_csv(path, **options)
+        source = _source(path, stdin)
+        if not isinstance(source, Path):
+            options["compression"] = "gzip" if source.getbuffer()[:2] == b"\x1f\x8b" else None
+        header = pd.read_csv(_rewound(source), header=None, nrows=1, dtype=str,
+                             keep_default_na=False, **options)
+        frame = pd.read_csv(_rewound(source), **options)
     except (OSError, UnicodeDecodeError, LookupError, pd.errors.ParserError,
             pd.errors.EmptyDataError, EOFError) as exc:
-        raise DataFileError(f"cannot read data file {str(path)!r}: {_one_line(exc)}") from None
+        raise DataFileError(f"cannot read data file {shown}: {_one_line(exc)}") from None
     except Exception as exc:  # e.g. a corrupt gzip stream (zlib.error, BadGzipFile)
-        raise DataFileError(f"cannot read data file {str(path)!r}: {_one_line(exc)}") from None
+        raise DataFileError(f"cannot read data file {shown}: {_one_line(exc)}") from None
     if frame.shape[0] == 0:
-        raise DataFileError(f"data file {str(path)!r} has no rows")
+        raise DataFileError(f"data file {shown} has no rows")
     if frame.shape[1] == 0:
-        raise DataFileError(f"data file {str(path)!r} has no columns")
+        raise DataFileError(f"data file {shown} has no columns")
     names = [str(v) for v in header.iloc[0].tolist()] if header.shape[0] else []
     seen: dict[str, int] = {}
     duplicates = []
@@ -51,9 +66,26 @@ def read_table(path: str | Path, *, sep: str | None = None,
         else:
             seen[name] = position
     if duplicates:
-        raise DataFileError(f"data file {str(path)!r} has duplicate column names: "
+        raise DataFileError(f"data file {shown} has duplicate column names: "
                             f"{', '.join(duplicates[:5])}; rename them")
     return frame
+
+
+def _source(path: Path, stdin: bool):
+    """A regular file's path (pandas reads it, twice is fine), else the stream's bytes read
+    once into memory."""
+    if stdin:
+        return io.BytesIO(sys.stdin.buffer.read())
+    if stat.S_ISREG(os.stat(path).st_mode):
+        return path
+    with open(path, "rb") as handle:
+        return io.BytesIO(handle.read())
+
+
+def _rewound(source):
+    if isinstance(source, io.BytesIO):
+        source.seek(0)
+    return source
 
 
 def _read_options(path: Path, sep: str | None, encoding: str | None) -> dict:
@@ -207,3 +239,14 @@ def select_features(frame: pd.DataFrame, model) -> pd.DataFrame:
             "features"
         )
     return frame
+
+
+def rows_digest(X: pd.DataFrame, y: pd.Series) -> str:
+    """SHA-256 of rows in their order: the column names, then every row's values (pandas'
+    stable per-row hashes of the features and the target). ``treebound fit`` records it for its
+    training rows; ``treebound certify`` rebuilds the rows and compares."""
+    digest = hashlib.sha256()
+    digest.update(json.dumps([str(c) for c in X.columns] + [str(y.name)]).encode())
+    digest.update(pd.util.hash_pandas_object(X, index=False).to_numpy().tobytes())
+    digest.update(pd.util.hash_pandas_object(y, index=False).to_numpy().tobytes())
+    return digest.hexdigest()

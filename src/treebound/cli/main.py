@@ -10,10 +10,11 @@ that needs compiled kernels (one line on a first run, nothing once they are cach
 from __future__ import annotations
 
 import importlib
+import warnings
 
 import typer
 
-from treebound.cli._errors import OneLineErrorGroup
+from treebound.cli._errors import OneLineErrorGroup, one_line_warning
 
 app = typer.Typer(
     cls=OneLineErrorGroup,
@@ -36,6 +37,7 @@ def _options(
     from treebound.cli import _notes
 
     _notes.QUIET = quiet
+    warnings.showwarning = one_line_warning
 
 
 #: Modules that contribute commands (each defines ``register(app)``).

@@ -29,7 +29,7 @@ import warnings
 import numpy as np
 
 from treebound.certificates._compression import compress, log_surjections_bound
-from treebound.certificates._counting import log_test_counts
+from treebound.certificates._counting import log_test_counts, seen_levels
 from treebound.certificates._deployed import DeployedTree, treebound_midpoint
 from treebound.pruning._core import finish
 from treebound.theory.bounds import log_structure_prior
@@ -125,7 +125,10 @@ def prune_by_certificate(tree, X, y, *, objective: str | None = None, delta: flo
     rows = _Rows(tree, X, y)
     m = rows.y.shape[0]
     n_classes = tree.n_classes
-    node_log_w = log_test_counts(tree, tree.n_categories)
+    # the levels seen in training and "unseen": an objective to rank subtrees (the certificate
+    # of the kept tree counts the declared levels)
+    n_levels = seen_levels(tree.n_categories)
+    node_log_w = log_test_counts(tree, n_levels)
     first_child = tree.first_child
     parent = tree.parent
     # working tree: current leaves / internal nodes, subtree leaf counts and errors
@@ -146,7 +149,7 @@ def prune_by_certificate(tree, X, y, *, objective: str | None = None, delta: flo
         deployed = DeployedTree(tree=tree, features=np.asarray(X, dtype=np.float64),
                                 classes=np.arange(n_classes), leaf_class=tree.majority_class,
                                 n_categories=tree.n_categories, midpoint=treebound_midpoint,
-                                family="treebound", n_fit_rows=m)
+                                family="treebound", n_fit_rows=m, n_levels=n_levels)
         evaluate = _CompressionObjective(deployed, rows, delta)
 
     def value(collapse=None):

@@ -120,6 +120,13 @@ default="depth_first"
         the child that received the most training weight — the rule that already places the
         levels absent from a node (``Tree.unseen_child``); ``"error"`` raises a
         ``ValueError`` naming the feature and the levels.
+    categorical_levels : dict or None, default=None
+        The levels each categorical feature can take, declared before the data is seen: column
+        name or index -> their number, or the list of them. A pandas ``CategoricalDtype``
+        declares its categories and a boolean column two levels without it. The certificate
+        counts the declared levels; a categorical feature with none declared gets no
+        certificate (only the levels seen in training are known, and counting those is not
+        what the theorems prove: ``docs/certificates.md``).
 
     Attributes
     ----------
@@ -191,7 +198,8 @@ default="depth_first"
                  max_bins=255, max_depth=None, max_leaf_nodes="auto", min_samples_split=2,
                  min_samples_leaf=1, min_impurity_decrease=0.0, max_features=None,
                  categorical_features="auto", categorical_split="binary", random_state=None,
-                 pruning=None, pruning_params=None, handle_unknown="heaviest_child"):
+                 pruning=None, pruning_params=None, handle_unknown="heaviest_child",
+                 categorical_levels=None):
         self.criterion = criterion
         self.growth = growth
         self.splitter = splitter
@@ -208,6 +216,7 @@ default="depth_first"
         self.pruning = pruning
         self.pruning_params = pruning_params
         self.handle_unknown = handle_unknown
+        self.categorical_levels = categorical_levels
 
     def fit(self, X, y, sample_weight=None):
         """Grow the tree on ``X`` and class labels ``y`` (then prune it, when ``pruning`` is
@@ -314,6 +323,12 @@ default="depth_first"
         the child that received the most training weight — the rule that already places the
         levels absent from a node (``Tree.unseen_child``); ``"error"`` raises a
         ``ValueError`` naming the feature and the levels.
+    categorical_levels : dict or None, default=None
+        The levels each categorical feature can take, declared before the data is seen: column
+        name or index -> their number, or the list of them (a pandas ``CategoricalDtype``
+        declares its categories, a boolean column two levels). The classifier's certificate
+        counts them; a regression tree has no certificate, and they are only checked against
+        the training levels and recorded in the encoder.
 
     Attributes
     ----------
@@ -373,7 +388,8 @@ default="depth_first"
                  max_bins=255, max_depth=None, max_leaf_nodes="auto", min_samples_split=2,
                  min_samples_leaf=1, min_impurity_decrease=0.0, max_features=None,
                  categorical_features="auto", categorical_split="binary", random_state=None,
-                 pruning=None, pruning_params=None, handle_unknown="heaviest_child"):
+                 pruning=None, pruning_params=None, handle_unknown="heaviest_child",
+                 categorical_levels=None):
         self.criterion = criterion
         self.growth = growth
         self.splitter = splitter
@@ -390,6 +406,7 @@ default="depth_first"
         self.pruning = pruning
         self.pruning_params = pruning_params
         self.handle_unknown = handle_unknown
+        self.categorical_levels = categorical_levels
 
     def fit(self, X, y, sample_weight=None):
         """Grow the tree on ``X`` and real targets ``y`` (then prune it, when ``pruning`` is set).

@@ -349,7 +349,8 @@ def to_rules(model, *, feature_names=None, class_names=None):
 
 
 def format_rules(model, *, feature_names=None, class_names=None) -> str:
-    """Readable text of :func:`to_rules`: ``IF ... THEN class`` lines with counts and confidence.
+    """Readable text of :func:`to_rules`: ``IF ... THEN class`` lines with the leaf's training
+    rows and the share of them it classifies right (training accuracy).
 
     Parameters
     ----------
@@ -375,9 +376,9 @@ def format_rules(model, *, feature_names=None, class_names=None) -> str:
     >>> X, y = load_iris(return_X_y=True)
     >>> model = DecisionTreeClassifier(max_depth=2).fit(X, y)
     >>> print(format_rules(model))
-    IF (x2 <= 2.45) THEN 0   [conf=1.000, n=50]
-    IF (x2 > 2.45) and (x3 <= 1.75) THEN 1   [conf=0.907, n=54]
-    IF (x2 > 2.45) and (x3 > 1.75) THEN 2   [conf=0.978, n=46]
+    IF (x2 <= 2.45) THEN 0   [training accuracy 1.000, 50 training rows]
+    IF (x2 > 2.45) and (x3 <= 1.75) THEN 1   [training accuracy 0.907, 54 training rows]
+    IF (x2 > 2.45) and (x3 > 1.75) THEN 2   [training accuracy 0.978, 46 training rows]
     """
     rules = leaf_rules(model, feature_names=feature_names, class_names=class_names)
     view = _view(model, feature_names, class_names)
@@ -387,14 +388,18 @@ def format_rules(model, *, feature_names=None, class_names=None) -> str:
         dnf = [r for r in rules if r.prediction == positive]
         lines.append(f"class {positive} IF")
         for i, r in enumerate(dnf):
-            lines.append(f"  {'   ' if i == 0 else 'OR '}{r}   [n={r.n_samples}, "
-                         f"conf={r.confidence:.3f}]")
+            lines.append(f"  {'   ' if i == 0 else 'OR '}{r}   [{_rows(r.n_samples)}, "
+                         f"training accuracy {r.confidence:.3f}]")
         if not dnf:
             lines.append("  (never)")
         lines.append(f"ELSE class {view.classes[0]}")
         return "\n".join(lines)
     for r in rules:
-        extra = f"conf={r.confidence:.3f}, " if view.classes is not None else ""
+        extra = f"training accuracy {r.confidence:.3f}, " if view.classes is not None else ""
         pred = _fmt_number(r.prediction) if view.classes is None else r.prediction
-        lines.append(f"IF {r} THEN {pred}   [{extra}n={r.n_samples}]")
+        lines.append(f"IF {r} THEN {pred}   [{extra}{_rows(r.n_samples)}]")
     return "\n".join(lines)
+
+
+def _rows(n) -> str:
+    return f"{n:g} training row{'' if n == 1 else 's'}"

@@ -46,6 +46,8 @@ COMMON_CONSTRAINTS = {
     "pruning": [None, Options(PRUNING_METHODS)],
     "pruning_params": [None, InstanceOf((dict,), "a dict of options of the pruning method")],
     "handle_unknown": [Options(HANDLE_UNKNOWN)],
+    "categorical_levels": [None, InstanceOf((dict,), "a dict of column -> number of levels "
+                                            "(or list of levels)")],
 }
 
 
@@ -168,7 +170,7 @@ class GreedyTree(BaseTreeEstimator):
         validate_data(self, X, reset=True, skip_check_array=True)
         n_features = self.n_features_in_
         mask = resolve_categorical(X, self.categorical_features, n_features)
-        encoder, X_enc = FeatureEncoder.fit(X, mask)
+        encoder, X_enc = FeatureEncoder.fit(X, mask, self.categorical_levels)
         self.encoder_ = encoder
         return X_enc
 
