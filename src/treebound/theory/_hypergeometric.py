@@ -24,10 +24,16 @@ __all__ = [
 # treated as not rejected, so that rounding can only make an upper bound larger (and a lower
 # bound smaller), never the other way round.
 _LOG_TOLERANCE = 1e-10
+# A log hypergeometric term is a sum of nine lgamma values up to lgamma(M + 1), so its rounding
+# error grows with the population: about 1.6 machine epsilons of lgamma(M + 1) measured against
+# exact rational arithmetic for M up to 5e7 (3e-7 in log at M = 5e7, 3e-8 at M = 5e6, far above
+# the relative tolerance). The floor allows 18 epsilons of it (tests/test_tail_inversion_large.py).
+_LGAMMA_ERROR = 4e-15
 
 
-def _tolerance(log_threshold: float) -> float:
-    return _LOG_TOLERANCE * (1.0 + abs(log_threshold))
+def _tolerance(log_threshold: float, population: int = 0) -> float:
+    floor = _LGAMMA_ERROR * math.lgamma(population + 1.0) if population > 1 else 0.0
+    return _LOG_TOLERANCE * (1.0 + abs(log_threshold)) + floor
 
 
 # ------------------------------------------------------------------------- hypergeometric
@@ -136,8 +142,9 @@ def hypergeometric_tail_inversion(n_errors, n_examples, log_delta, population) -
     """``HypInv(k, m, delta, M) = min{K : Hyp(k; m, K, M) <= delta}`` by integer bisection.
 
     ``Hyp`` decreases in ``K``; the search runs over ``k <= K <= M - m + k + 1`` (the last value
-    means "no K qualifies"). Log-probabilities within ``1e-10`` (relative) of ``log_delta`` count
-    as above it, so rounding can only increase the result.
+    means "no K qualifies"). Log-probabilities within ``1e-10`` (relative) of ``log_delta``, plus
+    an absolute floor for the rounding of ``lgamma(M + 1)`` (``4e-15`` of it: 7e-6 at
+    ``M = 1e8``), count as above it, so rounding can only increase the result.
 
     Parameters
     ----------
@@ -168,7 +175,7 @@ def hypergeometric_tail_inversion(n_errors, n_examples, log_delta, population) -
     if math.isnan(log_delta) or log_delta > 0.0:
         raise ValueError(f"log_delta must be <= 0, got {log_delta}")
     _costs.check_tail(k + 1, math.log2(M + 2), f"hypergeometric_tail_inversion({k}, {m}, M={M})")
-    threshold = log_delta - _tolerance(log_delta)
+    threshold = log_delta - _tolerance(log_delta, M)
     lo, hi = k - 1, M - m + k + 1  # Hyp(lo) > delta (or lo < k); hi qualifies by convention
     while hi - lo > 1:
         mid = (lo + hi) // 2
@@ -183,8 +190,9 @@ def hypergeometric_tail_lower_inversion(n_errors, n_examples, log_delta, populat
     """``max{K : P(X > k) <= delta}`` for ``X ~ Hyp(m, K, M)``, the lower companion of
     :func:`hypergeometric_tail_inversion`.
 
-    ``P(X > k)`` increases in ``K``; values within ``1e-10`` (relative) of ``log_delta`` count
-    as above it, so rounding can only decrease the result.
+    ``P(X > k)`` increases in ``K``; values within ``1e-10`` (relative) of ``log_delta``, plus
+    the absolute floor of :func:`hypergeometric_tail_inversion`, count as above it, so rounding
+    can only decrease the result.
 
     Parameters
     ----------
@@ -214,7 +222,7 @@ def hypergeometric_tail_lower_inversion(n_errors, n_examples, log_delta, populat
         raise ValueError(f"log_delta must be <= 0, got {log_delta}")
     _costs.check_tail(m - k + 1, math.log2(M + 2),
                       f"hypergeometric_tail_lower_inversion({k}, {m}, M={M})")
-    threshold = log_delta - _tolerance(log_delta)
+    threshold = log_delta - _tolerance(log_delta, M)
     lo, hi = k, M + 1  # P(X > k | K = k) = 0 qualifies; K = M + 1 is out of range
     while hi - lo > 1:
         mid = (lo + hi) // 2

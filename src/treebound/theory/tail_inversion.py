@@ -208,7 +208,7 @@ def binomial_tail_inversion(n_errors, *, n_examples, delta=0.05, log_prior=0.0) 
     if k == 0:  # Bin(0; n, p) = (1 - p)^n: closed form
         return float(min(1.0, -math.expm1(log_delta / n) * (1 + 1e-12)))
     _costs.check_tail(k + 1, 60, f"binomial_tail_inversion({k}, {n})")
-    threshold = log_delta - _tolerance(log_delta)  # a looser test: the limit can only grow
+    threshold = log_delta - _tolerance(log_delta, n)  # a looser test: the limit can only grow
 
     def inside(p):
         return log_binomial_cdf(k, n, p) >= threshold
@@ -265,7 +265,7 @@ def binomial_tail_lower_inversion(n_errors, *, n_examples, delta=0.05, log_prior
     if k == n:  # P(X = n) = p^n
         return float(max(0.0, math.exp(log_delta / n) * (1 - 1e-12)))
     _costs.check_tail(n - k + 1, 60, f"binomial_tail_lower_inversion({k}, {n})")
-    threshold = log_delta - _tolerance(log_delta)  # a stricter test: the limit can only shrink
+    threshold = log_delta - _tolerance(log_delta, n)  # a stricter test: the limit can only shrink
     # predicate(p): p is still below the limit (the event "X >= k" is too unlikely).
     lo, hi = _bisect_probability(lambda p: _log_binomial_sf(k, n, p) < threshold, 0.0, k / n)
     return float(lo)
