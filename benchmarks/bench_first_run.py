@@ -24,7 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from treebound.experiments.provenance import results_header
+from treebound_lab.provenance import results_header
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent

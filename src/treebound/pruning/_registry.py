@@ -343,7 +343,7 @@ REGISTRY: dict[str, PruningMethod] = {m.name: m for m in (
         needs=lambda params: Needs(node_statistics=True),
         run=lambda tree, params, data, cache: prune_srm(
             tree, a1=params["a1"], a2=params["a2"], vc_bound=params["vc_bound"], cache=cache),
-        objective=lambda info: "Vapnik's bound E_g (Yıldız)"),
+        objective=lambda info: "SRM penalized risk E_g (Yıldız; not a bound on the error)"),
     PruningMethod(
         name="reduced_error",
         summary="reduced-error pruning on rows held out from growth (Yildiz's CVprune)",

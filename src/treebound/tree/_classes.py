@@ -46,8 +46,8 @@ class DecisionTreeClassifier(TreeClassifierMixin, ClassifierMixin, GreedyTree):
       other methods and confidence levels);
     * ``pruning_objective_`` is **what pruning minimized** to choose the tree (``pruning=
       "bound"``: the Shawe-Taylor bound of Leboeuf et al. by default, a sum of penalties that
-      often exceeds 1; ``"srm"``: Vapnik's bound). It compares candidate trees; it is not the
-      guarantee to report.
+      often exceeds 1; ``"srm"``: Vapnik's penalized risk ``E_g``, not a bound on the error).
+      It compares candidate trees; it is not the guarantee to report.
 
     Parameters
     ----------
@@ -150,10 +150,11 @@ default="depth_first"
         The value, for the tree kept, of the objective pruning minimized to choose it (the
         last value of ``pruning_path_``): "bound" — the Shawe-Taylor ``eps`` of Leboeuf et al.
         Eq. 8 (may exceed 1: a selection score, not a promise) or the certificate named by
-        ``pruning_params["objective"]``; "srm" — Vapnik's ``E_g``; None for the other methods
-        and without pruning. "bound" with the Shawe-Taylor objective and "srm" compute it from
-        the weighted node statistics, so under a non-uniform ``sample_weight`` it bounds
-        nothing (one row weighted 1e308 makes it anything): it is then None, with a warning.
+        ``pruning_params["objective"]``; "srm" — Vapnik's penalized risk ``E_g``; None for the
+        other methods and without pruning. "bound" with the Shawe-Taylor objective and "srm"
+        compute it from the weighted node statistics, so under a non-uniform ``sample_weight``
+        it bounds nothing (one row weighted 1e308 makes it anything): it is then None, with a
+        warning.
     bound_ : float or None
         Deprecated alias of ``pruning_objective_`` (``FutureWarning``; removed in the next
         release).
