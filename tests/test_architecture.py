@@ -28,7 +28,7 @@ SRC = Path(__file__).resolve().parents[1] / "src" / "treebound"
 #: A unit is a subpackage (``treebound.tree``) or a top-level module (``treebound._options``).
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("foundation", ("treebound._version", "treebound._config", "treebound._validation",
-                    "treebound._resources", "treebound._options")),
+                    "treebound._resources", "treebound._options", "treebound._format")),
     ("kernels", ("treebound._kernels",)),
     ("flat tree and feature coding", ("treebound._flat",)),
     ("theory", ("treebound.theory", "treebound.mic")),

@@ -88,3 +88,18 @@ def test_singular_counts_and_auto_with_one_method():
     assert "the smaller of" not in text
     assert "hti 0.362 at delta / 2 (compression does not apply" in text
     assert math.isclose(c.lower_bound_delta, 0.025)
+
+
+def test_auto_names_the_one_method_that_applied_on_a_real_tree():
+    from sklearn.datasets import load_iris
+    from sklearn.tree import ExtraTreeClassifier
+
+    X, y = load_iris(return_X_y=True)
+    # random thresholds are no midpoints of training values: no compression set rebuilds them
+    extra = ExtraTreeClassifier(max_leaf_nodes=5, random_state=0).fit(X, y)
+    c = certify(extra, X, y)
+    assert c.details["combined"] == ("hti",)
+    text = str(c)
+    assert "the smaller of" not in text
+    assert f"auto: hti {format_bound(c.details['hti'])} at delta / 2 (compression does not " \
+        "apply to this tree)" in text

@@ -18,7 +18,7 @@ MODULES = [
     "treebound.theory._hypergeometric",
     "treebound.certificates",
     "treebound.certificates._certificate",
-    "treebound.certificates._format",
+    "treebound._format",
     "treebound.certificates._rows",
     "treebound.certificates._stored",
     "treebound._resources",

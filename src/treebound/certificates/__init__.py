@@ -45,13 +45,13 @@ import numpy as np
 from sklearn.base import is_regressor
 
 from treebound._flat._labels import label_indices, label_vector, unknown_labels
+from treebound._format import format_bound, format_count, promises_nothing
 from treebound._resources import unlimited
 from treebound._validation import check_integer
 from treebound.certificates._adapters import deployed_tree
 from treebound.certificates._certificate import Certificate, unavailable_certificate
 from treebound.certificates._counting import undeclared_message
 from treebound.certificates._deployed import DeployedTree, treebound_deployed
-from treebound.certificates._format import format_bound, format_count, promises_nothing
 from treebound.certificates._methods import (
     DEFAULT_TABLE_BUDGET,
     TRAINING_METHODS,

@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from treebound.certificates._format import format_bound, format_count, promises_nothing
+from treebound._format import format_bound, format_count, promises_nothing
 
 __all__ = ["Certificate", "unavailable_certificate"]
 

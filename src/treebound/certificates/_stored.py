@@ -178,7 +178,8 @@ def _recompute(claimed: Certificate, deployed, model) -> Certificate:
             values[name] = _one(name, claimed, deployed, multiway, delta / 2.0)
         upper = min(v.upper for v in values.values())
         lowers = [v.lower for v in values.values() if v.lower is not None]
-        out = {"combined": combined, "chosen": min(values, key=lambda n: values[n].upper)}
+        # as read back from JSON: lists, not tuples
+        out = {"combined": list(combined), "chosen": min(values, key=lambda n: values[n].upper)}
         for value in values.values():
             out.update({key: v for key, v in value.details.items() if key != "combined"})
         out.update({key: v for key, v in details.items() if key.endswith("_not_applicable")})

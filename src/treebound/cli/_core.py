@@ -11,6 +11,7 @@ from typing import Annotated
 
 import typer
 
+from treebound._format import format_bound, format_count
 from treebound.cli._lists import option_values
 
 #: Largest raster image ``treebound plot`` writes (pixels; 4 bytes each while drawing).
@@ -114,7 +115,6 @@ def fit(
     import pandas as pd
 
     from treebound import DecisionTreeClassifier, DecisionTreeRegressor, export_text, format_rules
-    from treebound.certificates import format_bound
     from treebound.cli._data import DataFileError, identifier_columns, rows_digest, split_target
     from treebound.cli._files import OutputPathError, check_output_path
 
@@ -210,7 +210,7 @@ def fit(
         path = model.pruning_path_
         grown = f" from {_count(path[0][0], 'leaf', 'leaves')}" if path else ""
         typer.echo(f"pruned by {pruning}{grown} in {model.pruning_time_:.3f} s"
-                   f"{_objective_text(pruning, model, format_bound)}")
+                   f"{_objective_text(pruning, model)}")
     if show_tree:
         typer.echo("\n" + export_text(model))
         typer.echo("\nrules:\n" + format_rules(model))
@@ -219,9 +219,6 @@ def fit(
 
 
 def _count(n: int, noun: str, plural: str | None = None) -> str:
-    # the certificates (scikit-learn, numba) only for the commands that print them
-    from treebound.certificates import format_count
-
     return format_count(n, noun, plural)
 
 
@@ -230,7 +227,7 @@ _BOUND_OBJECTIVES = {"shawe_taylor": "Shawe-Taylor bound", "hti": "hti bound",
                      "compression": "compression bound"}
 
 
-def _objective_text(pruning: str, model, format_bound) -> str:
+def _objective_text(pruning: str, model) -> str:
     """What the pruning's final objective (``pruning_objective_``) is, with its value (SRM's is
     not a bound)."""
     value = getattr(model, "pruning_objective_", None)

@@ -50,6 +50,7 @@ def register(app: typer.Typer) -> None:
         from rich.console import Console
         from rich.table import Table
 
+        from treebound._format import format_bound
         from treebound.cli._notes import announce_compilation
         from treebound.theory import (
             PartitioningCache,
@@ -82,7 +83,7 @@ def register(app: typer.Typer) -> None:
                                                         n_features=features, n_classes=classes,
                                                         variant=variant, cache=cache)
                 rows.append((f"ln growth-function bound (m={examples}, n={classes}, {variant})",
-                             f"{value:.6f}"))
+                             format_bound(value, digits=10)))  # rounded up: still a bound
         except (ValueError, TypeError, OverflowError) as exc:
             typer.echo(f"error: {exc}", err=True)
             raise typer.Exit(code=2) from None
