@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
+from treebound.certificates import format_bound
 from treebound_lab.certify_bench import CERTIFICATE_COLUMNS, DELTA
 from treebound_lab.provenance import results_header
 
@@ -62,6 +63,12 @@ def _cell(value, digits=3) -> str:
     return "n/a" if value is None or not math.isfinite(value) else f"{value:.{digits}f}"
 
 
+def _bound_cell(value) -> str:
+    """A bound, rounded up (treebound.certificates.format_bound): never below the computed
+    one."""
+    return "n/a" if value is None or not math.isfinite(value) else format_bound(value)
+
+
 def write_certify_markdown(rows, path, *, names, models, n_splits, header=None) -> None:
     """The results page: one table per model, then the targets (``header``: the provenance
     lines, by default taken now)."""
@@ -101,8 +108,9 @@ def write_certify_markdown(rows, path, *, names, models, n_splits, header=None) 
                 continue
             lines.append(
                 f"| {name} | {s['n_train']} | {s['n_classes']} | {s['n_leaves']:.1f} | "
-                f"{_cell(s['test_error'])} | {_cell(s['shawe_taylor'])} | {_cell(s['hti'])} | "
-                f"{_cell(s['compression'])} | {_cell(s['auto'])} | {_cell(s['test_set'])} | "
+                f"{_cell(s['test_error'])} | {_bound_cell(s['shawe_taylor'])} | "
+                f"{_bound_cell(s['hti'])} | {_bound_cell(s['compression'])} | "
+                f"{_bound_cell(s['auto'])} | {_bound_cell(s['test_set'])} | "
                 f"{100 * s['coverage']:.0f} % | {100 * s['coverage_all_rows']:.0f} % | "
                 f"{_cell(s['slack'])} | "
                 f"{_cell(s['certify_seconds'], 4)} |")

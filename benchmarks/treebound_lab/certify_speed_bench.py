@@ -14,6 +14,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+from treebound.certificates import format_bound
 from treebound_lab.provenance import results_header
 
 __all__ = ["CASES", "METHODS", "TITLE", "run_certify_speed_benchmark"]
@@ -71,7 +72,7 @@ def _measure(X, y, leaves, repeats, features) -> str:
     return (f"| {len(y):,} | {len(model.classes_)} | {features} | {model.get_n_leaves()} | "
             f"{fit_seconds:.3f} | {100 * share:.0f} % | {100 * share_in_fit:.0f} % | "
             + " | ".join(f"{t:.4f}" for t in timings)
-            + f" | {result.risk_upper_bound:.3f} | {result.details['growth_bound']} |")
+            + f" | {format_bound(result.risk_upper_bound)} | {result.details['growth_bound']} |")
 
 
 def run_certify_speed_benchmark(out, *, repeats=3, cases=CASES, command=None,

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
+from treebound.certificates import format_bound
 from treebound_lab.peers_bench import (
     DDT_MAX_FEATURES,
     DELTA,
@@ -141,7 +142,7 @@ def write_peers_markdown(rows, path, *, names, models, settings, header=None) ->
             continue
         lines.append(f"| `{m}` | {s['datasets']} | {s['accuracy']:.4f} | {s['n_leaves']:.1f} | "
                      f"{s['depth']:.1f} | {s['fit_seconds']:.3f} | {s['fit_seconds_total']:.1f} "
-                     f"| {s['certificate']:.3f} | {s['below_one']} / {s['datasets']} | "
+                     f"| {format_bound(s['certificate'])} | {s['below_one']} / {s['datasets']} | "
                      f"{s['timeouts']} / {s['fits']} |")
     lines += ["", "## Per dataset: test accuracy (leaves) [certificate]", "",
               "| dataset | n_train | features | classes | "
@@ -155,7 +156,8 @@ def write_peers_markdown(rows, path, *, names, models, settings, header=None) ->
         for m in models:
             s = stats.get((name, m))
             cells.append("—" if s is None else
-                         f"{s['accuracy']:.3f} ({s['n_leaves']:.1f}) [{s['certificate']:.2f}]")
+                         f"{s['accuracy']:.3f} ({s['n_leaves']:.1f}) "
+                         f"[{format_bound(s['certificate'], digits=2)}]")
         lines.append(f"| {name} | {first['n_train']} | {first['n_features']} | "
                      f"{first['n_classes']} | " + " | ".join(cells) + " |")
     lines += ["", "## Per dataset: wall seconds of fit plus model selection (timeouts)", "",

@@ -20,6 +20,7 @@ from sklearn.model_selection import GridSearchCV, train_test_split
 from sklearn.tree import DecisionTreeClassifier as SkTree
 
 from treebound import DecisionTreeClassifier, certify, format_rules
+from treebound.certificates import format_bound
 
 
 @dataclass
@@ -97,7 +98,7 @@ def run_demo(seed: int = 0, n_splits: int = 10, echo=print) -> list[DemoRow]:
         table.add_column(column, justify="left" if column == "model" else "right")
     for r in rows:
         table.add_row(r.model, f"{r.test_accuracy:.3f}", f"{r.train_accuracy:.3f}",
-                      str(r.n_leaves), f"{r.bound:.3f}", f"{r.certificate:.3f}",
+                      str(r.n_leaves), format_bound(r.bound), format_bound(r.certificate),
                       f"{r.seconds * 1000:.0f} ms")
     console.print(table)
 
@@ -114,20 +115,21 @@ def run_demo(seed: int = 0, n_splits: int = 10, echo=print) -> list[DemoRow]:
         secs = np.array([run[j].seconds for run in runs])
         covered = np.count_nonzero(1.0 - acc <= certificates)
         summary.add_row(r.model, f"{acc.mean():.3f} ± {acc.std():.3f}",
-                        f"{leaves.mean():.1f} ± {leaves.std():.1f}", f"{bounds.mean():.3f}",
-                        f"{certificates.mean():.3f}", f"{covered}/{n_splits}",
+                        f"{leaves.mean():.1f} ± {leaves.std():.1f}", format_bound(bounds.mean()),
+                        format_bound(certificates.mean()), f"{covered}/{n_splits}",
                         f"{secs.mean() * 1000:.0f} ms")
     console.print(summary)
     console.print(
         "certificate: treebound.certify, with probability 0.95 the tree's error on new data is "
-        "at most this (hypergeometric tail inversion or sample compression, each at delta/2, "
+        "at most this (rounded up; hypergeometric tail inversion or sample compression, each at "
+        "delta/2, "
         f"valid for any tree fit on these {n_train} rows, scikit-learn's included). "
         "Shawe-Taylor: the bound of Leboeuf et al. Eq. 8 that bound pruning minimizes; above 1 "
         "it promises nothing, but it still ranks trees, with no cross-validation. "
         "CCP = cost-complexity pruning.")
     console.print(f"\nCertificate of the bound-pruned tree (split seed {seed}): "
                   f"{pruned.certificate_}", markup=False)
-    path = ", ".join(f"{n}: {obj:.3f}" for n, obj in pruned.pruning_path_)
+    path = ", ".join(f"{n}: {format_bound(obj)}" for n, obj in pruned.pruning_path_)
     console.print(f"bound along the pruning path (leaves: bound): {path}", markup=False)
     console.print(f"\nRules of the tree pruned by the bound ({pruned.get_n_leaves()} leaves, "
                   f"split seed {seed}):")
