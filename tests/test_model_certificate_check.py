@@ -98,6 +98,8 @@ def test_a_format_one_categorical_certificate_is_dropped_with_a_warning(tmp_path
     doc["format_version"] = 1
     del doc["encoder"]["declared_levels"]
     doc["params"].pop("categorical_levels")
-    with pytest.warns(UserWarning, match="counted only the categorical levels seen in training"):
+    with pytest.warns(UserWarning, match="counted only the categorical levels seen in training") \
+            as record:
         loaded = _load(doc, tmp_path)
+    assert record[0].filename == __file__  # the user's line, not a line inside treebound
     assert loaded.certificate_.is_vacuous and "no certificate" in str(loaded.certificate_)

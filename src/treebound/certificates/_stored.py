@@ -28,6 +28,7 @@ import warnings
 
 import numpy as np
 
+from treebound._validation import external_stacklevel
 from treebound.certificates._certificate import Certificate, unavailable_certificate
 from treebound.certificates._counting import may_grow_multiway, undeclared_message
 from treebound.certificates._deployed import treebound_deployed
@@ -105,7 +106,8 @@ def stored_certificate(raw: dict, model, format_version: int) -> Certificate | N
         if refused is not None and "unavailable" not in claimed.details:
             warnings.warn(f"the certificate of this format-{format_version} model file counted "
                           "only the categorical levels seen in training, which the bounds do not "
-                          f"cover; it is dropped: {refused}", UserWarning, stacklevel=4)
+                          f"cover; it is dropped: {refused}", UserWarning,
+                          stacklevel=external_stacklevel())
         return unavailable_certificate(refused or claimed.details["unavailable"], claimed.delta,
                                        m, tree.n_leaves)
     if claimed.details.get("sample", "training") == "training":
