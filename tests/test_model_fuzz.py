@@ -278,3 +278,17 @@ def test_edited_statistics_fail_cleanly_or_stay_consistent(case):
     if name != "regressor" and loaded.tree_.is_binary:
         result = prune(loaded, method="bound")
         assert result.objective is None or 0.0 <= result.objective < 1e6
+
+
+@pytest.mark.parametrize("combined", [[[], "compression"], "hti", [None], [{"a": None}]])
+def test_auto_certificate_combining_non_names_is_refused(tmp_path, combined):
+    # found by the fuzzer: a list inside "combined" raised TypeError (unhashable) on load
+    model, _ = MODELS["numeric"]
+    doc = json.loads(json.dumps(model.to_dict()))
+    certificate = doc["extra"]["certificate"]
+    assert certificate["method"] == "auto"
+    certificate["details"]["combined"] = combined
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps(doc))
+    with pytest.raises(ValueError, match="combines"):
+        load_model(path)

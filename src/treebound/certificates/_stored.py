@@ -172,8 +172,10 @@ def _recompute(claimed: Certificate, deployed, model) -> Certificate:
     multiway = may_grow_multiway(model, deployed.n_levels)
     if claimed.method == "auto":
         values: dict[str, BoundValue] = {}
-        combined = tuple(details.get("combined", ()))
-        if not combined or not set(combined) <= set(auto_pair(deployed)):
+        combined = details.get("combined", ())
+        combined = tuple(combined) if isinstance(combined, (list, tuple)) else (None,)
+        if (not combined or not all(isinstance(name, str) for name in combined)
+                or not set(combined) <= set(auto_pair(deployed))):
             raise ValueError(f"model field extra.certificate combines {list(combined)}, not the "
                              f"methods of this tree, {list(auto_pair(deployed))}")
         for name in combined:
