@@ -11,7 +11,8 @@ from collections import OrderedDict
 
 import numpy as np
 
-from treebound.theory import _tables
+from treebound._kernels.partitioning import log_stirling2_table
+from treebound.theory._tables import log_merge_coefficients
 from treebound.theory.combinatorics import stirling2
 
 __all__ = ["PartitioningCache"]
@@ -130,8 +131,6 @@ class PartitioningCache:
         """``log S(m, c)`` for ``m <= max_m``, ``c <= max_c`` (grown on demand)."""
         have = self._log_stirling
         if have.shape[0] <= max_c or have.shape[1] <= max_m:
-            from treebound._kernels.partitioning import log_stirling2_table
-
             # Grow geometrically only along an axis that is too short: growing the rows must
             # not double m (repeated calls with more parts made m grow without end).
             width, rows = have.shape[1] - 1, have.shape[0] - 1
@@ -142,7 +141,7 @@ class PartitioningCache:
 
     def _log_coef_upto(self, max_c: int) -> np.ndarray:
         if self._log_coef.shape[0] <= max_c:
-            self._log_coef = _tables.log_merge_coefficients(max_c)
+            self._log_coef = log_merge_coefficients(max_c)
         return self._log_coef
 
     def _stirling_rows_upto(self, max_m: int, max_c: int) -> list[list[int]]:

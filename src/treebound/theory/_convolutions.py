@@ -229,7 +229,7 @@ def row_tilted_convolutions(F, G, left_leaves, right_leaves, m_start, m_end,
     but every round gives each row with pending outputs its own tilt (centred on its own top
     pending output) in one batched transform, so rows far apart progress together.
     """
-    import scipy.fft
+    import scipy.fft  # lazily, as above
 
     C = F.shape[0] - 1
     n_out = m_end - m_start + 1

@@ -64,12 +64,6 @@ def _coefficient_cost(cache, n_parts_max: int):
     return 8.0 * size**3, 2e-7 * size**3
 
 
-def _missing(structure, done):
-    from treebound.theory.partitioning import _missing_postorder
-
-    return _missing_postorder(structure, done)
-
-
 def check_tight_log(structure, n_parts_max: int, m: int, n_features: int, cache,
                     what: str) -> Deadline:
     """Tight tables in log space of the children of ``structure`` up to ``m - 1``."""
@@ -85,7 +79,7 @@ def check_tight_log(structure, n_parts_max: int, m: int, n_features: int, cache,
             table.shape[1] > m - 1
 
     shapes = {t: None for child in (structure.left, structure.right)
-              for t in _missing(child, done)}
+              for t in child._postorder(done)}
     memory, seconds = _tables_cost(shapes, n_parts_max, m, exact=False)
     coef_memory, coef_seconds = _coefficient_cost(cache, n_parts_max)
     stirling = 8.0 * (n_parts_max + 1) * 2 * (m + 1)  # the Stirling table (grown by doubling)
@@ -120,18 +114,15 @@ def check_loose(structure, n_parts_max: int, m: int, log_space: bool, what: str)
     return check_resources(what, memory=memory, seconds=seconds)
 
 
-def check_vcdim_search(structure, n_features: int, what: str) -> Deadline:
+def check_vcdim_search(structure, lower: int, what: str) -> Deadline:
     """Algorithm 2: tables up to a horizon of ``4 L`` (doubled as needed) and one step per
-    ``m`` from ``L + 1`` past the VC dimension, which is at least the lower bound."""
+    ``m`` from ``L + 1`` past the VC dimension, which is at least ``lower`` (Yildiz's bound)."""
     if unbounded():
         return check_resources(what, watch=True)
-    from treebound.theory.vcdim import vcdim_lower_bound
-
     L = structure.n_leaves
     horizon = max(4 * L, 64)
     shapes = [t for t in structure.subtrees() if t is not structure]
     memory, seconds = _tables_cost(shapes, 2, 2 * horizon, exact=False)
-    lower = vcdim_lower_bound(structure, n_features=n_features)
     steps = max(lower - L, 0)
     seconds += _VC_STEP_SECONDS * steps * (lower + L) / 2.0
     return check_resources(what, memory=memory, seconds=seconds, watch=True)

@@ -10,7 +10,7 @@ of "the tree with node ``v`` turned into a leaf" by re-interning only the nodes 
 
 from __future__ import annotations
 
-from treebound.theory.structures import TreeStructure
+from treebound.theory.structures import TreeStructure, node_structures
 
 __all__ = ["collapsed_structure", "collapsed_structures", "subtree_structures"]
 
@@ -45,29 +45,7 @@ def subtree_structures(tree) -> list[TreeStructure]:
     >>> [str(s) for s in subtree_structures(tree)]
     ['(L,(L,L))', 'L', '(L,L)', 'L', 'L']
     """
-    first_child = tree.first_child
-    n_children = tree.n_children
-    n = int(first_child.shape[0])
-    if n == 0:
-        raise ValueError("tree has no nodes")
-    leaf = TreeStructure._leaf
-    out: list = [None] * n
-    fc = first_child.tolist()
-    nc = n_children.tolist()
-    for i in range(n - 1, -1, -1):
-        c = fc[i]
-        if c < 0:
-            out[i] = leaf
-            continue
-        if nc[i] != 2:
-            raise ValueError(
-                f"node {i} has {nc[i]} children: tree structures (and the partitioning bounds) "
-                "are defined for binary trees only"
-            )
-        if c <= i or c + 1 >= n:
-            raise ValueError(f"node {i} has children {c}..{c + 1} outside ({i}, {n - 1}]")
-        out[i] = TreeStructure.node(out[c], out[c + 1])
-    return out
+    return node_structures(tree.first_child, tree.n_children)
 
 
 def collapsed_structure(tree, node: int, subtrees: list[TreeStructure] | None = None,

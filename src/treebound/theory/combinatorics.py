@@ -11,6 +11,7 @@ import math
 
 import numpy as np
 
+from treebound._kernels.partitioning import log_stirling2_table as _log_stirling2_kernel
 from treebound._validation import check_integer as _check_int
 from treebound.theory import _costs
 
@@ -153,12 +154,10 @@ def log_stirling2_table(max_n: int, max_k: int) -> np.ndarray:
     >>> bool(abs(table[3, 6] - log_stirling2(6, 3)) < 1e-12)
     True
     """
-    from treebound._kernels.partitioning import log_stirling2_table as kernel
-
     max_n = _check_int(max_n, "max_n")
     max_k = _check_int(max_k, "max_k")
     _costs.check_table(float(max_n + 1) * (max_k + 1), f"log_stirling2_table({max_n}, {max_k})")
-    return kernel(max_n, max_k)
+    return _log_stirling2_kernel(max_n, max_k)
 
 
 def falling_factorial(n: int, a: int) -> int:

@@ -76,24 +76,6 @@ def _check_common(structure, n_examples, n_features, variant, cache):
     return structure.canonical(), n_examples, n_features, cache
 
 
-def _missing_postorder(root, done):
-    """Sub-structures of ``root`` not yet ``done``, children first; never enters done subtrees."""
-    out, seen = [], set()
-    stack = [(root, False)]
-    while stack:
-        t, expanded = stack.pop()
-        if t in seen or done(t):
-            continue
-        if expanded or t.is_leaf:
-            seen.add(t)
-            out.append(t)
-        else:
-            stack.append((t, True))
-            stack.append((t.right, False))
-            stack.append((t.left, False))
-    return out
-
-
 # ------------------------------------------------------------------------ tight, log space
 def ensure_log_tables(structure, n_parts_max, max_m, n_features, cache, method="auto"):
     """Make sure ``cache`` holds tight log tables of ``structure`` and all its subtrees.
@@ -107,7 +89,7 @@ def ensure_log_tables(structure, n_parts_max, max_m, n_features, cache, method="
         return table is not None and table.shape[0] > min(n_parts_max, t.n_leaves) and \
             table.shape[1] > max_m
 
-    todo = _missing_postorder(structure, done)
+    todo = structure._postorder(done)
     if todo:
         log_stirling = cache._log_stirling_upto(max_m, n_parts_max)
         log_coef = cache._log_coef_upto(n_parts_max)
@@ -183,7 +165,7 @@ def _ensure_exact_tables(structure, n_parts_max, max_m, n_features, cache):
         return rows is not None and len(rows) > min(n_parts_max, t.n_leaves) and \
             len(rows[0]) > max_m
 
-    todo = _missing_postorder(structure, done)
+    todo = structure._postorder(done)
     if todo:
         stirling = cache._stirling_rows_upto(max_m, n_parts_max)
     for t in todo:

@@ -13,7 +13,9 @@
 
 from __future__ import annotations
 
-from treebound.theory.partitioning import _check_int
+import itertools
+
+from treebound._validation import check_integer as _check_int
 from treebound.theory.structures import TreeStructure
 
 __all__ = [
@@ -113,8 +115,6 @@ def _chains(m: int) -> list[int]:
 
 
 def _permutations(m):
-    import itertools
-
     return itertools.permutations(range(m))
 
 

@@ -21,7 +21,10 @@ import itertools
 import math
 import weakref
 
+from treebound._resources import check_resources
 from treebound._validation import check_integer as _check_count
+from treebound.theory._costs import check_parse, check_shapes
+from treebound.theory.combinatorics import log_wedderburn_etherington
 
 __all__ = ["TreeStructure", "enumerate_structures"]
 
@@ -181,8 +184,6 @@ class TreeStructure:
         n_internal = _check_count(n_internal, "n_internal", minimum=0)
         if side not in ("left", "right"):
             raise ValueError(f"side must be 'left' or 'right', got {side!r}")
-        from treebound.theory._costs import check_shapes
-
         check_shapes(n_internal, f"TreeStructure.path({n_internal})")
         t = cls._leaf
         for _ in range(n_internal):
@@ -243,8 +244,6 @@ class TreeStructure:
         """
         if not isinstance(text, str):
             raise TypeError(f"TreeStructure.parse expects a string, got {type(text).__name__}")
-        from treebound.theory._costs import check_parse
-
         check_parse(len(text))
         if not text or text.isspace():
             raise ValueError("cannot parse an empty tree structure")
@@ -307,9 +306,7 @@ class TreeStructure:
         >>> str(TreeStructure.from_tree(tree))  # setosa is one leaf: the root's left child
         '(L,(L,L))'
         """
-        from treebound.theory._fitted_shapes import subtree_structures
-
-        return subtree_structures(tree)[0]
+        return node_structures(tree.first_child, tree.n_children)[0]
 
     # ------------------------------------------------------------- properties
     @property
@@ -439,14 +436,16 @@ class TreeStructure:
         """
         return list(self._postorder())
 
-    def _postorder(self):
-        """Distinct sub-structures in post-order (children first), without recursion."""
+    def _postorder(self, done=None):
+        """Distinct sub-structures in post-order (children first), without recursion; with
+        ``done``, those with ``done(t)`` false only (a done subtree is not entered: the shapes
+        whose tables a computation still has to build)."""
         seen = set()
         out = []
         stack = [(self, False)]
         while stack:
             t, expanded = stack.pop()
-            if t._uid in seen:
+            if t._uid in seen or (done is not None and done(t)):
                 continue
             if expanded or t._left is None:
                 seen.add(t._uid)
@@ -481,8 +480,6 @@ class TreeStructure:
         return self
 
     def __str__(self) -> str:
-        from treebound._resources import check_resources
-
         # 4 L - 3 characters, built from one list entry per character
         check_resources(f"the text of a {self._n_leaves}-leaf tree structure",
                         memory=68.0 * (4 * self._n_leaves - 3),
@@ -514,8 +511,6 @@ def _comes_before(a: TreeStructure, b: TreeStructure) -> bool:
     if (a._n_leaves, a._height) != (b._n_leaves, b._height):
         return (a._n_leaves, a._height) < (b._n_leaves, b._height)
     return a is not b and str(a) < str(b)
-
-
 
 
 TreeStructure._leaf = TreeStructure._make(None, None, 1, 0, _LEAF_HASH, 0)
@@ -552,8 +547,6 @@ def enumerate_structures(n_leaves: int) -> list[TreeStructure]:
     207
     """
     n_leaves = _check_count(n_leaves, "n_leaves", minimum=1)
-    from treebound.theory._costs import check_shapes
-
     # Every shape of every size up to n_leaves is built and kept: sum_k WE(k) < 1.7 WE(n).
     log_count = math.log(1.7) + _log_shape_count(n_leaves)
     check_shapes(math.exp(min(log_count, 700.0)),
@@ -576,21 +569,31 @@ def _log_shape_count(n_leaves: int) -> float:
     """``ln WE(n)``: exact up to 1,000 leaves, the asymptotic ``0.3188 n^-1.5 2.4833^n`` beyond
     (Otter 1948; within a fraction of a percent there)."""
     if n_leaves <= 1000:
-        from treebound.theory.combinatorics import log_wedderburn_etherington
-
         return log_wedderburn_etherington(n_leaves)
     return (math.log(0.3187766258717) + n_leaves * math.log(2.4832535361726)
             - 1.5 * math.log(n_leaves))
 
 
-_MOVED_TO_FITTED_SHAPES = ("collapsed_structure", "collapsed_structures", "subtree_structures")
-
-
-def __getattr__(name):
-    # The shapes of fitted trees live in treebound.theory._fitted_shapes (which imports this
-    # module); ``from treebound.theory.structures import subtree_structures`` keeps working.
-    if name in _MOVED_TO_FITTED_SHAPES:
-        from treebound.theory import _fitted_shapes
-
-        return getattr(_fitted_shapes, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+def node_structures(first_child, n_children) -> list[TreeStructure]:
+    """The structure rooted at every node of a flat binary tree (``first_child``, ``-1`` at a
+    leaf, and ``n_children`` as :class:`~treebound.tree.Tree` stores them; children after their
+    parent): one pass in decreasing node id. Other than two children raise ``ValueError``."""
+    n = int(first_child.shape[0])
+    if n == 0:
+        raise ValueError("tree has no nodes")
+    leaf = TreeStructure._leaf
+    out: list = [None] * n
+    fc = first_child.tolist()
+    nc = n_children.tolist()
+    for i in range(n - 1, -1, -1):
+        c = fc[i]
+        if c < 0:
+            out[i] = leaf
+            continue
+        if nc[i] != 2:
+            raise ValueError(f"node {i} has {nc[i]} children: tree structures (and the "
+                             "partitioning bounds) are defined for binary trees only")
+        if c <= i or c + 1 >= n:
+            raise ValueError(f"node {i} has children {c}..{c + 1} outside ({i}, {n - 1}]")
+        out[i] = TreeStructure.node(out[c], out[c + 1])
+    return out

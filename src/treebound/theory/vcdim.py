@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import math
 
-from treebound.theory import _costs
+from treebound._validation import check_integer as _check_int
+from treebound.theory._costs import check_big_integer, check_vcdim_search
 from treebound.theory.partitioning import (
     PartitioningCache,
-    _check_int,
     _tight_exact_values,
     _tight_log_values,
     ensure_log_tables,
@@ -103,8 +103,9 @@ def vcdim_upper_bound(structure: TreeStructure, *, n_features: int, cache=None) 
     structure = structure.canonical()
     if structure.is_leaf:
         return 1
-    deadline = _costs.check_vcdim_search(
-        structure, ell, f"vcdim_upper_bound ({structure.n_leaves} leaves)")
+    deadline = check_vcdim_search(
+        structure, vcdim_lower_bound(structure, n_features=ell),
+        f"vcdim_upper_bound ({structure.n_leaves} leaves)")
     try:
         return _first_unshattered(structure, ell, cache, max(4 * structure.n_leaves, 64),
                                   deadline) - 1
@@ -312,5 +313,5 @@ def yildiz_full_tree_lower_bound(height: int, *, n_features: int) -> int:
     d = _check_int(n_features, "n_features", 0)
     if d - h + 2 < 1:
         raise ValueError(f"Theorem 3 needs n_features >= height - 1, got d={d}, h={h}")
-    _costs.check_big_integer(h, 1, f"yildiz_full_tree_lower_bound (height {h})")
+    check_big_integer(h, 1, f"yildiz_full_tree_lower_bound (height {h})")
     return 2 ** (h - 1) * ((d - h + 2).bit_length() - 1 + 1)
