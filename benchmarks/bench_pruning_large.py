@@ -21,6 +21,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import math
 import time
 from pathlib import Path
 
@@ -155,7 +156,7 @@ def _path_only_seconds(tree, info) -> float:
 def _table_timing(name, grown):
     """A results row: the grown tree's ``ln tau(2m)`` with direct sums against the default."""
     from treebound.pruning.bound import effective_n_features
-    from treebound.theory import PartitioningCache, TreeStructure
+    from treebound.theory import PartitioningCache, TreeStructure, _regimes
     from treebound.theory.partitioning import ensure_log_tables, log_growth_function_upper_bound
 
     tree = grown.tree_
@@ -167,8 +168,14 @@ def _table_timing(name, grown):
         for method in ("direct", "auto"):
             cache = PartitioningCache(max_bytes=None)
             start = time.thread_time()
-            for child in (shape.left, shape.right):
-                ensure_log_tables(child, n, 2 * m - 1, ell, cache, method=method)
+            # "direct": every range summed directly (the threshold below which ranges are)
+            saved = _regimes.FFT_MIN_OUTPUTS
+            _regimes.FFT_MIN_OUTPUTS = math.inf if method == "direct" else saved
+            try:
+                for child in (shape.left, shape.right):
+                    ensure_log_tables(child, n, 2 * m - 1, ell, cache)
+            finally:
+                _regimes.FFT_MIN_OUTPUTS = saved
             values.append(log_growth_function_upper_bound(
                 shape, n_examples=2 * m, n_features=ell, n_classes=n, cache=cache))
             seconds.append(time.thread_time() - start)

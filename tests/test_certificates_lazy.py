@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.datasets import load_breast_cancer, load_iris
 
+from _theory_oracles import log_tables
 from treebound import DecisionTreeClassifier, DyadicTreeClassifier, certify
 from treebound._kernels.compression import _SCAN, count_rows_by_value, fill_rows_by_value
 
@@ -74,7 +75,7 @@ def test_many_level_categorical_trees_get_theorem9_computed_like_the_direct_sums
     from treebound.pruning.bound import effective_n_features
     from treebound.theory import PartitioningCache
     from treebound.theory._fitted_shapes import subtree_structures
-    from treebound.theory.partitioning import ensure_log_tables, log_growth_function_upper_bound
+    from treebound.theory.partitioning import log_growth_function_upper_bound
 
     rng = np.random.default_rng(0)
     X = rng.integers(0, 12, size=(600, 3)).astype(float)
@@ -90,7 +91,7 @@ def test_many_level_categorical_trees_get_theorem9_computed_like_the_direct_sums
     shape = subtree_structures(cat.tree_)[0].canonical()
     cache = PartitioningCache()
     for child in (shape.left, shape.right):
-        ensure_log_tables(child, 2, points - 1, ell, cache, method="direct")
+        log_tables(child, 2, points - 1, ell, "direct", cache)
     direct = log_growth_function_upper_bound(shape, n_examples=points, n_features=ell,
                                              n_classes=2, cache=cache)
     fast = log_growth_function_upper_bound(shape, n_examples=points, n_features=ell, n_classes=2)

@@ -9,6 +9,7 @@ MODULES = [
     "treebound.theory.structures",
     "treebound.theory._fitted_shapes",
     "treebound.theory._cache",
+    "treebound.theory._regimes",
     "treebound.theory.combinatorics",
     "treebound.theory.partitioning",
     "treebound.theory.vcdim",

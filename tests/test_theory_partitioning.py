@@ -6,6 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from _theory_oracles import log_tables
 from treebound._kernels.partitioning import edge_deficit_sums, subtract_deficits
 from treebound.theory import (
     APPENDIX_A4_PERMUTATIONS,
@@ -21,7 +22,8 @@ from treebound.theory import (
     stirling2,
     stump_partitioning_upper_bound,
 )
-from treebound.theory._tables import edge_width, first_mixed_m, log_merge_coefficients
+from treebound.theory._regimes import edge_width, first_mixed_m
+from treebound.theory._tables import log_merge_coefficients
 from treebound.theory.partitioning import _ensure_exact_tables, ensure_log_tables
 
 P = TreeStructure.parse
@@ -247,7 +249,7 @@ def test_fft_tables_match_exact_integers(seed):
     rng = np.random.default_rng(seed)
     t = random_shape(int(rng.integers(5, 9)), rng).canonical()
     ell, C, M = int(rng.integers(1, 4)), 3, 90
-    table = ensure_log_tables(t, C, M, ell, PartitioningCache(), method="fft")
+    table = log_tables(t, C, M, ell, "fft")
     exact = _ensure_exact_tables(t, C, M, ell, PartitioningCache())
     assert partitioning_upper_bound(t, n_parts=C, n_examples=M, n_features=ell) == exact[C][M]
     for c in range(1, C + 1):
@@ -256,8 +258,8 @@ def test_fft_tables_match_exact_integers(seed):
 
 
 def assert_fft_tables_match_direct_sums(t, C, M, ell):
-    fft = ensure_log_tables(t, C, M, ell, PartitioningCache(), method="fft")
-    direct = ensure_log_tables(t, C, M, ell, PartitioningCache(), method="direct")
+    fft = log_tables(t, C, M, ell, "fft")
+    direct = log_tables(t, C, M, ell, "direct")
     finite = np.isfinite(direct)
     assert np.array_equal(np.isfinite(fft), finite)
     rel = np.abs(fft[finite] - direct[finite]) / np.maximum(1.0, np.abs(direct[finite]))
@@ -288,7 +290,7 @@ def test_varying_weight_sums_by_subtraction_match_exact_integers(seed):
     t = random_shape(int(rng.integers(3, 9)), rng).canonical()
     ell, C, M = int(rng.integers(46, 60)), int(rng.integers(2, 4)), 90
     assert first_mixed_m(2 * ell) < M < 2 * ell
-    table = ensure_log_tables(t, C, M, ell, PartitioningCache(), method="fft")
+    table = log_tables(t, C, M, ell, "fft")
     exact = _ensure_exact_tables(t, C, M, ell, PartitioningCache())
     for c in range(1, C + 1):
         for m in range(M + 1):
@@ -301,7 +303,7 @@ def test_many_feature_tables_match_direct_sums(t, ell, C, M):
     # ell in the hundreds or thousands (many-level categorical features): the long range
     # below m = 2 ell is summed by subtraction, checked against the direct sums.
     auto = ensure_log_tables(t, C, M, ell, PartitioningCache())
-    direct = ensure_log_tables(t, C, M, ell, PartitioningCache(), method="direct")
+    direct = log_tables(t, C, M, ell, "direct")
     finite = np.isfinite(direct)
     assert np.array_equal(np.isfinite(auto), finite)
     rel = np.abs(auto[finite] - direct[finite]) / np.maximum(1.0, np.abs(direct[finite]))
@@ -349,7 +351,7 @@ def test_huge_ell_keeps_direct_sums():
     # 2 ell far beyond C(m, m/2) for the whole range: every weight is a binomial, summed directly.
     t = TreeStructure.parse("((L,L),(L,(L,L)))")
     fast = ensure_log_tables(t, 2, 300, 2**200, PartitioningCache())
-    direct = ensure_log_tables(t, 2, 300, 2**200, PartitioningCache(), method="direct")
+    direct = log_tables(t, 2, 300, 2**200, "direct")
     assert np.array_equal(fast, direct)
 
 

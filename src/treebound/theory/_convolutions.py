@@ -23,7 +23,7 @@ from treebound._kernels.factorial_basis import (
     node_sums_direct_rows_factorial,
     solve_falling_factorial,
 )
-from treebound._kernels.partitioning import node_sums_direct, node_sums_direct_rows, upper_hull
+from treebound._kernels.partitioning import node_sums_direct_rows, upper_hull
 from treebound._kernels.tilted_convolution import (
     accept_row_outputs,
     accept_tilted_outputs,
@@ -56,16 +56,13 @@ def _masked_rows(table, first_valid, n_rows):
 
 
 def convolution_sums(left_leaves, right_leaves, log_left, log_right, n_parts_max, m_start,
-                     m_end, log_coef, method="auto"):
+                     m_end, log_coef):
     """``log sum_{a,b>=2} coef(a,b,c) sum_{k=L_l}^{m-L_r} pi_l^a(k) pi_r^b(m-k)`` per ``c, m``."""
     C = n_parts_max
     Cl = min(C, log_left.shape[0] - 1)
     Cr = min(C, log_right.shape[0] - 1)
     F = _masked_rows(log_left, left_leaves, Cl)
     G = _masked_rows(log_right, right_leaves, Cr)
-    if method == "direct":
-        return node_sums_direct(F, G, left_leaves, right_leaves, 0.0, m_start, m_end, False,
-                                log_coef, C)
     if C < 3 or left_leaves + right_leaves < FACTORIAL_BASIS_MIN_LEAVES * C:
         return tilted_fft_convolutions(F, G, left_leaves, right_leaves, C, m_start, m_end,
                                        log_coef)

@@ -10,7 +10,8 @@ one builder per distinct shape. Three families:
   exponentially tilted FFTs with an a-posteriori error bound (:mod:`._convolutions`).
   Below ``2 ell`` the weight is ``C(m, k)`` only for the few ``k`` near both ends (once
   ``C(m, m/2) >= 2 ell``): those sums are the constant-weight ones minus the ends' deficits
-  (:func:`varying_weight_sums`), and direct sums for the smallest ``m``.
+  (:func:`subtracted_sums`), and direct sums for the smallest ``m``. Which range takes which
+  route is decided in :mod:`treebound.theory._regimes`.
 * ``exact_node_table`` — the same recursion in Python integers (the oracle; small sizes).
 * ``loose_node_values`` — the end-of-section-6.2 bound at one ``m`` from the children's values
   at ``m - L_r`` and ``m - L_l`` (exact or log).
@@ -18,7 +19,6 @@ one builder per distinct shape. Three families:
 
 from __future__ import annotations
 
-import functools
 import itertools
 import math
 
@@ -33,11 +33,10 @@ from treebound._kernels.partitioning import (
     subtract_deficits,
 )
 from treebound.theory._convolutions import convolution_sums
+from treebound.theory._regimes import DIRECT, SUBTRACTION, sum_ranges
 from treebound.theory.combinatorics import partition_merge_count
 
 LOG2 = math.log(2.0)
-#: Below this many outputs in the constant-weight region, direct summation is used instead of FFT.
-FFT_MIN_OUTPUTS = 256
 
 
 def log_merge_coefficients(n_parts_max: int) -> np.ndarray:
@@ -53,15 +52,12 @@ def log_merge_coefficients(n_parts_max: int) -> np.ndarray:
 
 # ---------------------------------------------------------------------------- tight, log space
 def log_node_table(n_leaves, left_leaves, right_leaves, same_children, log_left, log_right,
-                   n_parts_max, max_m, n_features, log_stirling, log_coef, method="auto",
-                   prefix_sums=None):
+                   n_parts_max, max_m, n_features, log_stirling, log_coef, prefix_sums=None):
     """Log table ``T[c, m]`` (``c <= n_parts_max``, ``m <= max_m``) of Theorem 9's bound.
 
     ``log_left``/``log_right`` are the children's tables (rows up to ``min(C, L_child)``, columns
-    up to ``max_m``). ``method`` is ``"auto"``, ``"fft"`` or ``"direct"`` (for the constant-weight
-    region; the direct sums are the oracle of the FFT path). ``prefix_sums``, optional: two
-    callables returning :func:`log_prefix_rows` of the left and right tables (a caller's memo;
-    they are computed here otherwise).
+    up to ``max_m``). ``prefix_sums``, optional: two callables returning :func:`log_prefix_rows`
+    of the left and right tables (a caller's memo; they are computed here otherwise).
     """
     L, C, M = n_leaves, n_parts_max, max_m
     out = np.full((C + 1, M + 1), -np.inf)
@@ -73,7 +69,7 @@ def log_node_table(n_leaves, left_leaves, right_leaves, same_children, log_left,
     if C < 2:
         return out
     sums = log_node_sums(left_leaves, right_leaves, log_left, log_right, C, L + 1, M,
-                         n_features, log_coef, method, prefix_sums)
+                         n_features, log_coef, prefix_sums)
     if same_children:
         sums -= LOG2
     out[2 : C + 1, L + 1 :] = np.minimum(sums[2:], log_stirling[2 : C + 1, L + 1 : M + 1])
@@ -81,46 +77,43 @@ def log_node_table(n_leaves, left_leaves, right_leaves, same_children, log_left,
 
 
 def log_node_sums(left_leaves, right_leaves, log_left, log_right, n_parts_max, m_start, m_end,
-                  n_features, log_coef, method="auto", prefix_sums=None):
-    """Unclipped, unhalved ``log N_c(m)`` of Theorem 9 for ``m_start <= m <= m_end``
-    (``prefix_sums``: see :func:`log_node_table`)."""
+                  n_features, log_coef, prefix_sums=None):
+    """Unclipped, unhalved ``log N_c(m)`` of Theorem 9 for ``m_start <= m <= m_end``, each range
+    by the route :func:`~treebound.theory._regimes.sum_ranges` gives it (``prefix_sums``: see
+    :func:`log_node_table`)."""
     C = n_parts_max
-    two_ell = 2 * n_features
-    if method not in ("auto", "fft", "direct"):
-        raise ValueError(f"unknown method {method!r}: expected 'auto', 'fft' or 'direct'")
+    log_two_ell = math.log(2 * n_features)
     out = np.full((C + 1, m_end - m_start + 1), -np.inf)
-    # Varying weight min(2 ell, C(m, k)) below m = 2 ell.
-    m_mid = max(m_start, min(two_ell, m_end + 1))
-    if m_mid > m_start:
-        out[:, : m_mid - m_start] = varying_weight_sums(
-            left_leaves, right_leaves, log_left, log_right, C, m_start, m_mid - 1, n_features,
-            log_coef, method, prefix_sums)
-    if m_mid <= m_end:
-        out[:, m_mid - m_start :] = constant_weight_block(
-            left_leaves, right_leaves, log_left, log_right, C, m_mid, m_end, n_features,
-            log_coef, method, prefix_sums)
+    for lo, hi, route, binomial in sum_ranges(m_start, m_end, n_features):
+        block = out[:, lo - m_start : hi - m_start + 1]
+        if route == DIRECT:
+            block[:] = node_sums_direct(log_left, log_right, left_leaves, right_leaves,
+                                        log_two_ell, lo, hi, binomial, log_coef, C)
+        elif route == SUBTRACTION:
+            block[:] = subtracted_sums(left_leaves, right_leaves, log_left, log_right, C, lo,
+                                       hi, n_features, log_coef, prefix_sums)
+        else:
+            block[:] = constant_weight_sums_fft(left_leaves, right_leaves, log_left, log_right,
+                                                C, lo, hi, n_features, log_coef, prefix_sums)
     return out
 
 
-def constant_weight_block(left_leaves, right_leaves, log_left, log_right, n_parts_max, m_start,
-                          m_end, n_features, log_coef, method="auto", prefix_sums=None):
+def constant_weight_sums_fft(left_leaves, right_leaves, log_left, log_right, n_parts_max,
+                             m_start, m_end, n_features, log_coef, prefix_sums=None):
     """``log`` of Theorem 9's sums with every weight ``min(2 ell, C(m, k))`` replaced by
     ``2 ell`` (the true sums from ``m = 2 ell`` on), for ``m_start <= m <= m_end``.
 
     The pairs with ``a = 1`` or ``b = 1`` are prefix sums (``pi^1 = 1``), those with
-    ``a, b >= 2`` plain convolutions (tilted FFTs, or direct sums for short ranges).
+    ``a, b >= 2`` plain convolutions (tilted FFTs: :func:`convolution_sums`).
     """
     C = n_parts_max
     log_two_ell = math.log(2 * n_features)
     n_out = m_end - m_start + 1
-    if method == "direct" or (method == "auto" and n_out < FFT_MIN_OUTPUTS):
-        return node_sums_direct(log_left, log_right, left_leaves, right_leaves, log_two_ell,
-                                m_start, m_end, False, log_coef, C)
     Cl = log_left.shape[0] - 1
     Cr = log_right.shape[0] - 1
     if Cl >= 2 and Cr >= 2:
         conv = convolution_sums(left_leaves, right_leaves, log_left, log_right, C, m_start,
-                                m_end, log_coef, method)
+                                m_end, log_coef)
     else:
         conv = np.full((C + 1, n_out), -np.inf)
     if prefix_sums is None:
@@ -134,81 +127,42 @@ def constant_weight_block(left_leaves, right_leaves, log_left, log_right, n_part
 
 #: A varying-weight sum obtained by subtraction is kept only when the constant-weight sum it
 #: comes from is at most this many times larger (else it is summed directly; see
-#: :func:`varying_weight_sums`).
+#: :func:`subtracted_sums`).
 EDGE_CANCELLATION_LIMIT = 64.0
 
 
-#: Most ``k`` per end with ``C(m, k) < 2 ell`` that :func:`edge_deficit_sums` takes (its buffer).
-MAX_EDGE_TERMS = 60
-
-
-@functools.lru_cache(maxsize=256)
-def edge_width(m: int, two_ell: int) -> int:
-    """Number of ``k >= 1`` (at one end, ``k < m/2``) with ``C(m, k) < 2 ell``."""
-    k = 0
-    while 2 * (k + 1) < m and math.comb(m, k + 1) < two_ell:
-        k += 1
-    return k
-
-
-@functools.lru_cache(maxsize=64)
-def first_mixed_m(two_ell: int) -> int:
-    """Smallest ``m`` with ``C(m, floor(m/2)) >= 2 ell``: from there on the weight
-    ``min(2 ell, C(m, k))`` is ``2 ell`` in the middle and ``C(m, k)`` only near both ends."""
-    m = 1
-    while math.comb(m, m // 2) < two_ell:
-        m += 1
-    return m
-
-
-def varying_weight_sums(left_leaves, right_leaves, log_left, log_right, n_parts_max, m_start,
-                        m_end, n_features, log_coef, method="auto", prefix_sums=None):
-    """Theorem 9's sums ``log N_c(m)`` below ``m = 2 ell``, where the weight is
-    ``min(2 ell, C(m, k))``.
+def subtracted_sums(left_leaves, right_leaves, log_left, log_right, n_parts_max, m_start, m_end,
+                    n_features, log_coef, prefix_sums=None):
+    """Theorem 9's sums ``log N_c(m)`` below ``m = 2 ell`` (weight ``min(2 ell, C(m, k))``), from
+    :func:`~treebound.theory._regimes.first_mixed_m` on.
 
     With many features (many-level categorical ones make ``ell`` thousands) this range is long
-    and direct summation is quadratic in ``m``. From :func:`first_mixed_m` on, ``C(m, k) < 2 ell``
-    only for the few ``k`` near ``0`` and ``m``, so
+    and direct summation is quadratic in ``m``. There ``C(m, k) < 2 ell`` only for the few ``k``
+    near ``0`` and ``m``, so
 
         ``N_c(m) = 2 ell F_c(m) - D_c(m)``,
 
-    with ``F`` the constant-weight sums (:func:`constant_weight_block`, FFTs) and ``D`` the
-    deficits ``(2 ell - C(m, k))`` of those few terms (:func:`edge_deficit_sums`). Both parts
-    are sums of positive terms with small relative errors; an entry is kept when ``2 ell F`` is
-    at most :data:`EDGE_CANCELLATION_LIMIT` times ``N`` (its relative error is then at most
-    that many times theirs), and summed directly otherwise, as is every entry below
-    :func:`first_mixed_m` and every range too short for FFTs (``method="auto"``; ``"fft"``
-    subtracts whatever the length, ``"direct"`` never).
+    with ``F`` the constant-weight sums (:func:`constant_weight_sums_fft`) and ``D`` the deficits
+    ``(2 ell - C(m, k))`` of those few terms (:func:`edge_deficit_sums`). Both parts are sums of
+    positive terms with small relative errors; an entry is kept when ``2 ell F`` is at most
+    :data:`EDGE_CANCELLATION_LIMIT` times ``N`` (its relative error is then at most that many
+    times theirs), and summed directly otherwise.
     """
     C = n_parts_max
     two_ell = 2 * n_features
     log_two_ell = math.log(two_ell)
-    lo = max(m_start, first_mixed_m(two_ell))
-    # The ends are widest at the smallest m (over about 120 levels in one categorical feature,
-    # 2 ell > 1e35, they outgrow the kernel's buffer: direct sums then).
-    if lo > m_end or method == "direct" or (method == "auto" and m_end - lo + 1 < FFT_MIN_OUTPUTS) \
-            or edge_width(lo, two_ell) > MAX_EDGE_TERMS:
-        return node_sums_direct(log_left, log_right, left_leaves, right_leaves, log_two_ell,
-                                m_start, m_end, True, log_coef, C)
-    out = np.full((C + 1, m_end - m_start + 1), -np.inf)
-    if lo > m_start:
-        out[:, : lo - m_start] = node_sums_direct(log_left, log_right, left_leaves,
-                                                  right_leaves, log_two_ell, m_start, lo - 1,
-                                                  True, log_coef, C)
-    full = constant_weight_block(left_leaves, right_leaves, log_left, log_right, C, lo, m_end,
-                                 n_features, log_coef, method, prefix_sums)
+    full = constant_weight_sums_fft(left_leaves, right_leaves, log_left, log_right, C, m_start,
+                                    m_end, n_features, log_coef, prefix_sums)
     deficit = edge_deficit_sums(log_left, log_right, left_leaves, right_leaves, float(two_ell),
-                                lo, m_end, log_coef, C)
-    sums, kept = subtract_deficits(full, deficit, 1.0 - 1.0 / EDGE_CANCELLATION_LIMIT)
-    block = out[:, lo - m_start :]
-    block[:] = sums
+                                m_start, m_end, log_coef, C)
+    block, kept = subtract_deficits(full, deficit, 1.0 - 1.0 / EDGE_CANCELLATION_LIMIT)
     for col in np.flatnonzero(~kept.all(axis=0)):
         rows = ~kept[:, col]
         direct = node_sums_direct_rows(log_left, log_right, left_leaves, right_leaves,
-                                       log_two_ell, lo + col, lo + col, True, log_coef, rows,
-                                       -math.inf)
+                                       log_two_ell, m_start + col, m_start + col, True, log_coef,
+                                       rows, -math.inf)
         block[rows, col] = direct[rows, 0]
-    return out
+    return block
 
 
 # ---------------------------------------------------------------------------- tight, exact

@@ -77,7 +77,7 @@ def _check_common(structure, n_examples, n_features, variant, cache):
 
 
 # ------------------------------------------------------------------------ tight, log space
-def ensure_log_tables(structure, n_parts_max, max_m, n_features, cache, method="auto"):
+def ensure_log_tables(structure, n_parts_max, max_m, n_features, cache):
     """Make sure ``cache`` holds tight log tables of ``structure`` and all its subtrees.
 
     Each table covers ``c <= min(n_parts_max, L)`` and ``m <= max_m``. Returns the root's table.
@@ -107,7 +107,7 @@ def ensure_log_tables(structure, n_parts_max, max_m, n_features, cache, method="
             table = _tables.log_node_table(
                 t.n_leaves, t.left.n_leaves, t.right.n_leaves, t.left is t.right,
                 store[t.left], store[t.right], C, max_m, n_features, log_stirling, log_coef,
-                method, prefix_sums)
+                prefix_sums)
         store[t] = table
         prefix_store.discard(t)  # prefix sums of a replaced table are stale
     return store[structure]
