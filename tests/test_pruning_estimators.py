@@ -278,29 +278,6 @@ def test_extreme_weights_grow_the_same_tree_as_moderate_ones():
     assert rescale_extreme_weights(moderate) is moderate
 
 
-def test_auto_variant_falls_back_to_loose_beyond_the_resource_limits():
-    from sklearn.datasets import load_breast_cancer
-
-    from treebound import ResourceLimitError, resource_limits
-    from treebound.pruning.bound import tight_table_cost
-
-    X, y = load_breast_cancer(return_X_y=True)
-    grown = DecisionTreeClassifier(max_leaf_nodes=20, growth="top_down").fit(X, y)
-    memory, seconds = tight_table_cost(grown.tree_)
-    assert memory > 0 and seconds > 0
-    tight = prune(grown, method="bound")  # well within the default limits
-    assert tight.info["variant"] == "tight"
-    with resource_limits(max_memory=memory / 4, max_seconds=None):
-        with pytest.warns(UserWarning, match="loose bound instead"):
-            loose = prune(grown, method="bound")
-        assert loose.info["variant"] == "loose"
-        assert loose.objective == prune(grown, method="bound", variant="loose").objective
-        with pytest.raises(ResourceLimitError, match="variant='loose'"):
-            prune(grown, method="bound", variant="tight")
-    with resource_limits(max_memory=None, max_seconds=None):
-        assert prune(grown, method="bound", variant="tight").objective == tight.objective
-
-
 def test_log_stirling_table_grows_only_along_the_short_axis():
     from treebound.theory import PartitioningCache
 

@@ -245,15 +245,23 @@ def test_raised_limits_let_the_work_run():
                                                n_classes=2) > 0
 
 
-def test_fitting_and_pruning_are_not_limited():
-    """Pruning and certificates work on data already in memory: not under the limits."""
+def test_fitting_and_certificates_are_not_limited_tight_pruning_is_refused():
+    """Growth and certificates work on data already in memory: not under the limits. Bound
+    pruning's tight tables can take minutes: estimated first, refused over the limits (never
+    replaced by another variant)."""
     rng = np.random.default_rng(0)
     X = rng.normal(size=(400, 4))
     y = (X[:, 0] + 0.3 * rng.normal(size=400) > 0).astype(int)
+    reference = DecisionTreeClassifier(pruning="bound", random_state=0).fit(X, y)
     with resource_limits(max_memory=2**20, max_seconds=1e-3):
-        model = DecisionTreeClassifier(pruning="bound", random_state=0).fit(X, y)
-        again = treebound.certify(model, X, y)
-    assert model.pruning_objective_ is not None and again.risk_upper_bound < 1
+        grown = DecisionTreeClassifier(random_state=0).fit(X, y)
+        again = treebound.certify(grown, X, y)
+        with pytest.raises(ResourceLimitError, match="variant"):
+            DecisionTreeClassifier(pruning="bound", random_state=0).fit(X, y)
+        loose = DecisionTreeClassifier(pruning="bound", pruning_params={"variant": "loose"},
+                                       random_state=0).fit(X, y)
+    assert again.risk_upper_bound < 1 and loose.pruning_objective_ is not None
+    assert reference.pruning_info_["variant"] == "tight"
 
 
 def test_stump_partitioning_bound_is_exact_and_fast():

@@ -17,8 +17,10 @@ The limits, most specific first:
 
 Estimates are deliberately rough (a factor of two either way); they exist to refuse requests
 that are off by orders of magnitude, in a second, instead of running for minutes into swap.
-Computations inside fitting and pruning are sized by the training data already in memory and
-run without these limits.
+A limit only ever refuses: no result depends on it. Growth, pruning and certificates are sized
+by the training data already in memory and run without these limits, except bound pruning with
+the tight bound, whose tables can take minutes on large trees: it is estimated before any work
+and refused over the limits, naming ``pruning_params={'variant': 'loose'}``.
 """
 
 from __future__ import annotations
@@ -155,9 +157,10 @@ def resource_limits(max_memory=_KEEP, max_seconds=_KEEP):
     """Set the memory and time limits of the guarded functions inside a ``with`` block.
 
     The guarded functions (growth-function tables, VC-dimension searches, structure
-    enumeration, tree plots, ...) estimate what they need before starting and raise
-    :class:`ResourceLimitError` when it is over a limit. Fitting, pruning and certificates are
-    sized by the data already in memory and run without these limits.
+    enumeration, tree plots, tight bound pruning, ...) estimate what they need before starting
+    and raise :class:`ResourceLimitError` when it is over a limit; a limit never changes a
+    result. Growth, the other pruning methods and certificates are sized by the data already in
+    memory and run without these limits.
 
     Parameters
     ----------

@@ -71,10 +71,6 @@ __all__ = ["METHODS", "Certificate", "DeployedTree", "PendingCertificate", "cert
            "certify_deployed", "deployed_tree", "fit_certificate", "format_bound",
            "format_count", "promises_nothing"]
 
-#: Theorem 9 table budget of the certificate computed at the end of ``fit`` (about 0.1 s);
-#: beyond it the closed-form growth bound is used (slightly looser, same guarantee).
-FIT_TABLE_BUDGET = 3_000_000
-
 #: Accepted values of ``method``.
 METHODS = ("auto", "hti", "compression", "shawe_taylor", "prefix_code", "test_set")
 
@@ -325,7 +321,7 @@ def fit_certificate(model, features: np.ndarray, y_idx: np.ndarray) -> PendingCe
     first read.
 
     Method ``"auto"`` at ``delta = 0.05`` on the encoded training rows with positive weight
-    (each counted once), with the table budget :data:`FIT_TABLE_BUDGET` (about 0.1 s). What
+    (each counted once), with the same Theorem 9 table budget as :func:`certify`. What
     needs the rows is computed now; the bounds when :meth:`PendingCertificate.resolve` is called.
 
     Parameters
@@ -357,7 +353,7 @@ def fit_certificate(model, features: np.ndarray, y_idx: np.ndarray) -> PendingCe
             refused, 0.05, int(features.shape[0]), int(deployed.tree.n_leaves)))
     with unlimited():
         sample = gather_evidence(_sample(deployed, y_idx), auto_pair(deployed))
-    return PendingCertificate(sample, FIT_TABLE_BUDGET)
+    return PendingCertificate(sample, DEFAULT_TABLE_BUDGET)
 
 
 def _run(name, sample, delta, ghost_size, table_budget):

@@ -37,6 +37,7 @@ from treebound.certificates._counting import (
     log_test_counts,
     may_grow_multiway,
 )
+from treebound.theory._costs import CERTIFICATE_TABLE_CELLS, certificate_uses_theorem9
 from treebound.theory._fitted_shapes import subtree_structures
 from treebound.theory.bounds import PAPER_ERROR_PRIOR_RATIO, shawe_taylor_bound
 from treebound.theory.partitioning import log_growth_function_upper_bound
@@ -51,9 +52,11 @@ from treebound.theory.tail_inversion import (
 
 __all__ = ["BoundValue", "Sample", "gather_evidence", "log_growth_bound"]
 
-#: Theorem 9 is computed when (tree nodes) x (parts) x (points) is below this (about 0.1 s);
-#: otherwise the closed-form growth bound is used alone (a few percent looser in log).
-DEFAULT_TABLE_BUDGET = 3_000_000
+#: Theorem 9 is computed when (tree nodes) x (parts) x (points) is below this (about 0.1 s) and
+#: its tables are estimated cheap (many-level categorical features); otherwise the closed-form
+#: growth bound is used alone (a few percent looser in log): one rule, in the cost model
+#: (treebound.theory._costs.certificate_uses_theorem9).
+DEFAULT_TABLE_BUDGET = CERTIFICATE_TABLE_CELLS
 
 
 class NotApplicable(ValueError):
@@ -113,6 +116,11 @@ def log_growth_bound(deployed, n_points: int, multiway: bool,
     # categorical features with their declared levels and "anything else" (see _counting)
     n_features = effective_n_features(deployed.n_levels)
     shapes = subtree_structures(tree)
+    root = shapes[0].canonical()
+    below = {s.canonical() for s in shapes if not s.is_leaf} - {root}
+    # many-level categorical features make the tables direct sums (seconds each): priced too
+    if not certificate_uses_theorem9(tree.n_nodes, below, min(n, L), n_points, n_features):
+        return closed, "leaf_assignments"
     tight = log_growth_function_upper_bound(shapes[0], n_examples=n_points,
                                             n_features=n_features, n_classes=n)
     if tight <= closed:

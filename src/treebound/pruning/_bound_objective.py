@@ -1,40 +1,44 @@
 """The inputs of bound pruning (Leboeuf et al. 2020, Algorithm 3): the objective ``eps`` of
-Eq. (8) in parts, the number of features Theorem 9 sees, and which growth-function variant fits
-the resource limits. :mod:`treebound.pruning.bound` re-exports every name here."""
+Eq. (8) in parts, the number of features Theorem 9 sees, and the growth-function variant (a
+fixed rule for ``"auto"``; the resource limits only refuse). :mod:`treebound.pruning.bound`
+re-exports every name here."""
 
 from __future__ import annotations
 
 import math
-import warnings
+from dataclasses import dataclass
 
 import numpy as np
 
 from treebound._flat._features import effective_n_features
-from treebound._resources import ResourceLimitError, check_resources, unbounded
-from treebound._validation import external_stacklevel
-from treebound.theory._fitted_shapes import subtree_structures
+from treebound._resources import ResourceLimitError, current_limits
+from treebound.theory._costs import tight_pruning_cost
+from treebound.theory._fitted_shapes import collapsed_path_structures, subtree_structures
 from treebound.theory.bounds import log_structure_prior
 from treebound.theory.partitioning import PartitioningCache, log_growth_function_upper_bound
 from treebound.theory.structures import TreeStructure
 
-__all__ = ["BoundObjective", "choose_variant", "effective_n_features", "tight_table_cost"]
+__all__ = ["AUTO_TIGHT_BYTES", "AUTO_TIGHT_SECONDS", "BoundObjective", "VariantChoice",
+           "choose_variant", "effective_n_features", "tight_table_cost"]
 
 
-# Cost model of the tight tables (measured on this machine, bench_certify_speed.py era): about
-# 1 microsecond and 16 bytes (table and prefix sums) per entry, plus the merges of Theorem 9,
-# cubic in the parts, for many classes.
-_SECONDS_PER_ENTRY = 1.5e-6
-_SECONDS_PER_MERGE = 3e-9
-_BYTES_PER_ENTRY = 16
+#: ``variant="auto"`` prunes with the tight bound when its estimated cost
+#: (:func:`tight_table_cost`, seconds of the reference machine the cost model was measured on) is
+#: at most this, and its memory at most :data:`AUTO_TIGHT_BYTES`; else with the loose bound. A
+#: fixed rule on the tree, its classes and its rows: the machine and the resource limits play no
+#: part in it.
+AUTO_TIGHT_SECONDS = 10.0
+AUTO_TIGHT_BYTES = 2**30
 
 
-def tight_table_cost(tree, n_examples: int | None = None) -> tuple[float, float]:
-    """Rough cost of the tight partitioning tables (Theorem 9) the first evaluation of
-    ``tree``'s bound builds.
+def tight_table_cost(tree, n_examples: int | None = None, n_features: int | None = None,
+                     stop_above: float = math.inf) -> tuple[float, float]:
+    """Estimated cost of bound pruning ``tree`` with the tight bound (Theorem 9's tables).
 
-    One table of ``min(n_classes, L_s) + 1`` rows over ``2m + 1`` points per distinct subtree
-    shape ``s``; the search then adds tables for the candidates' root paths, within the same
-    order of magnitude per step.
+    The tables over ``m < 2 n_examples`` of the grown tree's subtrees and of the collapsed
+    subtrees the search brackets candidates with, each priced by the routes its sums take (many
+    features, e.g. categorical ones with many levels, make them direct sums, quadratic in ``m``):
+    :func:`treebound.theory._costs.tight_pruning_cost`, the one cost model of the tables.
 
     Parameters
     ----------
@@ -42,13 +46,18 @@ def tight_table_cost(tree, n_examples: int | None = None) -> tuple[float, float]
         A binary classification tree.
     n_examples : int, optional
         ``m``; defaults to the training rows at the root.
+    n_features : int, optional
+        ``ell``; defaults to :func:`effective_n_features` of the tree.
+    stop_above : float, optional
+        Stop adding once the estimate passes this many seconds (a lower bound then).
 
     Returns
     -------
     memory : float
         Estimated bytes.
     seconds : float
-        Estimated seconds.
+        Estimated seconds on the reference machine (``benchmarks/results/pruning_cost.md``
+        compares them with measured times).
 
     Examples
     --------
@@ -58,30 +67,60 @@ def tight_table_cost(tree, n_examples: int | None = None) -> tuple[float, float]
     >>> tree = DecisionTreeClassifier(max_leaf_nodes=4, random_state=0).fit(X, y).tree_
     >>> str(TreeStructure.from_tree(tree))
     '(L,((L,L),L))'
-    >>> memory, seconds = tight_table_cost(tree)  # tables of 3 + 4 + 4 rows over 2m + 1 points
-    >>> memory == 16 * (3 + 4 + 4) * (2 * 150 + 1), seconds < 0.1
+    >>> memory, seconds = tight_table_cost(tree)  # tables of 3 + 4 rows over 2m points
+    >>> memory == 20 * (3 + 4) * (2 * 150), seconds < 0.1
     (True, True)
     """
     m = int(tree.n_node_samples[0]) if n_examples is None else int(n_examples)
-    n = tree.n_classes
-    parts = np.array([min(n, s.n_leaves) + 1 for s in
-                      {t.canonical() for t in subtree_structures(tree)} if not s.is_leaf],
-                     dtype=np.float64)
-    points = 2.0 * m + 1.0
-    entries = float(parts.sum()) * points
-    merges = float((parts**3).sum()) * points
-    return (_BYTES_PER_ENTRY * entries,
-            _SECONDS_PER_ENTRY * entries + _SECONDS_PER_MERGE * merges)
+    ell = effective_n_features(tree.n_categories) if n_features is None else int(n_features)
+    subtrees = subtree_structures(tree)
+    root = subtrees[0].canonical()
+    shapes = {s.canonical() for s in subtrees if not s.is_leaf} - {root}
+    collapsed = collapsed_path_structures(tree, subtrees)
+    return tight_pruning_cost(shapes, collapsed, tree.n_classes, m, ell, stop_above)
 
 
-def choose_variant(tree, variant: str) -> str:
-    """The growth-function variant bound pruning runs.
+@dataclass(frozen=True)
+class VariantChoice:
+    """The growth-function variant bound pruning runs, and why.
 
-    ``"auto"`` is ``"tight"`` (Theorem 9) when its tables (:func:`tight_table_cost`) fit the
-    resource limits (:func:`treebound.resource_limits`), else ``"loose"`` (the bound of
-    Leboeuf et al. 2020, end of section 6.2: valid and table-free) with a warning; an explicit
-    ``"tight"`` over the limits raises :class:`~treebound.ResourceLimitError` naming the
-    estimate and how to raise the limit.
+    Attributes
+    ----------
+    requested : str
+        The ``variant`` asked for (``"auto"``, ``"tight"``, ``"loose"``, ``"loose_paper"``).
+    variant : str
+        The one run.
+    estimate : float or None
+        :func:`tight_table_cost` seconds, when computed (``"auto"`` and ``"tight"``).
+    rule : str
+        One sentence: how ``variant`` was chosen (``pruning_info_["variant_rule"]``).
+    """
+
+    requested: str
+    variant: str
+    estimate: float | None
+    rule: str
+
+    def info(self) -> dict:
+        """The entries of ``pruning_info_`` that record the choice."""
+        out = {"variant": self.variant, "variant_requested": self.requested,
+               "variant_rule": self.rule}
+        if self.estimate is not None:
+            out["tight_estimate_seconds"] = self.estimate
+        return out
+
+
+def choose_variant(tree, variant: str) -> VariantChoice:
+    """The growth-function variant bound pruning runs: a fixed rule, then a resource check.
+
+    ``"auto"`` is ``"tight"`` (Theorem 9) when :func:`tight_table_cost` is at most
+    :data:`AUTO_TIGHT_SECONDS` seconds and :data:`AUTO_TIGHT_BYTES` bytes, else ``"loose"``
+    (Leboeuf et al. 2020, end of section 6.2: valid and table-free): the same answer for the
+    same tree, classes and rows on every machine, whatever the resource limits. Those limits
+    (:func:`treebound.resource_limits`, ``TREEBOUND_MAX_SECONDS``, ``TREEBOUND_MAX_MEMORY``)
+    then only refuse: a tight run estimated over them raises
+    :class:`~treebound.ResourceLimitError` before any work, naming
+    ``pruning_params={'variant': 'loose'}`` and ``max_leaf_nodes``; they never change the tree.
 
     Parameters
     ----------
@@ -92,14 +131,12 @@ def choose_variant(tree, variant: str) -> str:
 
     Returns
     -------
-    str
-        The variant to run (``variant`` itself unless it is ``"auto"``; also for trees the bound
-        does not apply to, which the pruning then refuses).
+    VariantChoice
 
     Raises
     ------
     ResourceLimitError
-        ``variant="tight"`` over the limits.
+        A tight run estimated over the resource limits.
 
     Examples
     --------
@@ -107,34 +144,67 @@ def choose_variant(tree, variant: str) -> str:
     >>> from treebound import DecisionTreeClassifier, ResourceLimitError, resource_limits
     >>> X, y = load_breast_cancer(return_X_y=True)
     >>> tree = DecisionTreeClassifier(random_state=0).fit(X, y).tree_
-    >>> choose_variant(tree, "auto"), choose_variant(tree, "loose")
+    >>> choose_variant(tree, "auto").variant, choose_variant(tree, "loose").variant
     ('tight', 'loose')
-    >>> with resource_limits(max_seconds=0.01):
+    >>> with resource_limits(max_seconds=0.001):
     ...     choose_variant(tree, "tight")
     Traceback (most recent call last):
     ...
-    treebound._resources.ResourceLimitError: bound pruning (tight Theorem 9 tables) ...
+    treebound._resources.ResourceLimitError: bound pruning with the tight bound ...
     """
-    if variant not in ("auto", "tight") or not tree.is_binary or tree.task != "classification":
-        return variant
-    if unbounded():
-        return "tight"
-    memory, seconds = tight_table_cost(tree)
-    what = (f"bound pruning (tight Theorem 9 tables) of a tree with {tree.n_leaves} leaves and "
-            f"{tree.n_classes} classes at m = {int(tree.n_node_samples[0])}")
-    try:
-        check_resources(what, memory=memory, seconds=seconds)
-    except ResourceLimitError as exc:
-        if variant == "tight":
-            raise ResourceLimitError(f"{exc}; or prune with variant='loose' (no tables)") \
-                from None
-        warnings.warn(f"{exc}. pruning_params variant='auto' uses the loose bound instead "
-                      "(Leboeuf et al. section 6.2, valid, no tables); raise the limit or ask "
-                      "for variant='tight' to keep Theorem 9", UserWarning,
-                      stacklevel=external_stacklevel())
-        return "loose"
-    return "tight"
+    applies = tree.is_binary and tree.task == "classification"
+    if variant not in ("auto", "tight") or not applies:
+        # the pruning refuses trees the bound does not apply to, with its own message
+        return VariantChoice(variant, variant, None, f"variant={variant!r} as given")
+    if variant == "tight":
+        limits = current_limits()
+        memory, seconds = tight_table_cost(tree, stop_above=limits.max_seconds)
+        _check_tight(tree, memory, seconds, limits)
+        return VariantChoice("tight", "tight", seconds, "variant='tight' as given")
+    memory, seconds = tight_table_cost(tree, stop_above=AUTO_TIGHT_SECONDS)
+    if seconds <= AUTO_TIGHT_SECONDS and memory <= AUTO_TIGHT_BYTES:
+        choice = VariantChoice("auto", "tight", seconds, _AUTO_RULE.format(
+            estimate=_estimate_text(seconds, memory), verdict="within"))
+        _check_tight(tree, memory, seconds, current_limits())
+        return choice
+    return VariantChoice("auto", "loose", seconds, _AUTO_RULE.format(
+        estimate=_estimate_text(seconds, memory), verdict="over"))
 
+
+_AUTO_RULE = ("auto: tight when the estimated cost of its Theorem 9 tables is at most "
+              f"{AUTO_TIGHT_SECONDS:g} s and {AUTO_TIGHT_BYTES / 2**30:g} GiB on the reference "
+              "machine, else loose; estimate {estimate}, {verdict} that")
+
+
+def _estimate_text(seconds, memory):
+    more = "at least " if seconds > AUTO_TIGHT_SECONDS else ""
+    return f"{more}{seconds:.3g} s and {memory / 2**20:.3g} MiB"
+
+
+def _check_tight(tree, memory, seconds, limits) -> None:
+    """Refuse a tight run estimated over the resource limits (``limits``), before any work."""
+    if memory <= limits.max_memory and seconds <= limits.max_seconds:
+        return
+    ell = effective_n_features(tree.n_categories)
+    levels = int(np.max(tree.n_categories)) if tree.n_categories.size else 0
+    about = (f"{tree.n_leaves} leaves, {tree.n_classes} classes, "
+             f"{int(tree.n_node_samples[0])} rows, ell = {_ell_text(ell)}"
+             + (f" from a categorical feature of {levels} levels" if levels > 2 else ""))
+    if seconds > limits.max_seconds:
+        need = (f"an estimated {seconds:.3g} s or more, over the time limit of "
+                f"{limits.max_seconds:g} s")
+    else:
+        need = (f"about {memory / 2**20:.3g} MiB, over the memory limit of "
+                f"{limits.max_memory / 2**20:.3g} MiB")
+    raise ResourceLimitError(
+        f"bound pruning with the tight bound (Theorem 9 tables) of this tree ({about}) needs "
+        f"{need}: prune with pruning_params={{'variant': 'loose'}} (no tables), grow a smaller "
+        "tree (max_leaf_nodes), or raise the limit (TREEBOUND_MAX_SECONDS / "
+        "TREEBOUND_MAX_MEMORY, or treebound.resource_limits)")
+
+
+def _ell_text(ell: int) -> str:
+    return f"{ell:,}" if ell < 10**12 else f"about 2^{ell.bit_length() - 1}"
 
 
 class BoundObjective:

@@ -264,8 +264,8 @@ def _bound_finish(merged: dict, given: dict) -> dict:
 
 def _bound_prepare(tree, params: dict) -> dict:
     if params["objective"] == "shawe_taylor":
-        # The tight bound's partitioning tables grow with the tree, the classes and 2m: checked
-        # against the resource limits here, before any work ("auto" falls back to "loose").
+        # "auto" is chosen by a fixed rule on the tree; a tight run estimated over the resource
+        # limits is refused here, before any work (choose_variant).
         return dict(params, variant=choose_variant(tree, params["variant"]))
     return params
 

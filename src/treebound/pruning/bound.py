@@ -59,12 +59,16 @@ from __future__ import annotations
 import heapq
 import math
 import time
+import warnings
 
 import numpy as np
 
 from treebound._kernels.partitioning import max_log_ratio
 from treebound.pruning._bound_objective import (
+    AUTO_TIGHT_BYTES,
+    AUTO_TIGHT_SECONDS,
     BoundObjective,
+    VariantChoice,
     choose_variant,
     effective_n_features,
     tight_table_cost,
@@ -82,8 +86,8 @@ from treebound.theory.partitioning import (
 )
 from treebound.theory.structures import TreeStructure
 
-__all__ = ["BoundObjective", "choose_variant", "effective_n_features", "prune_bound",
-           "tight_table_cost"]
+__all__ = ["AUTO_TIGHT_BYTES", "AUTO_TIGHT_SECONDS", "BoundObjective", "VariantChoice",
+           "choose_variant", "effective_n_features", "prune_bound", "tight_table_cost"]
 
 # Relative slack on logs read from the tight tables (their relative error is below 1e-9).
 _TABLE_TOLERANCE = 1e-8
@@ -106,9 +110,11 @@ def prune_bound(tree, *, delta: float = 0.05, r: float = PAPER_ERROR_PRIOR_RATIO
         Confidence of the bound.
     r : float
         Ratio of the error prior ``q_k = (1 - r) r^k`` (paper: ``2^-13.7``).
-    variant : {"auto", "tight", "loose", "loose_paper"}
-        Partitioning-function bound (``treebound.theory``); "auto" is "tight" when its tables
-        fit the resource limits, else "loose" (:func:`choose_variant`).
+    variant : {"auto", "tight", "loose", "loose_paper"} or VariantChoice
+        Partitioning-function bound (``treebound.theory``); "auto" is "tight" when its tables'
+        estimated cost is within a fixed budget, else "loose" (:func:`choose_variant`: a rule on
+        the tree, classes and rows; a tight run estimated over the resource limits is refused);
+        or the choice :func:`choose_variant` already made.
     n_examples : int, optional
         ``m``; defaults to the number of training samples at the root.
     n_features : int, optional
@@ -129,7 +135,10 @@ def prune_bound(tree, *, delta: float = 0.05, r: float = PAPER_ERROR_PRIOR_RATIO
         of every accepted collapse; ``info`` has ``initial_bound``, ``steps``, ``objective``
         (``"shawe_taylor"``), ``collapsed``
         (the ids, in ``tree``, of the nodes turned into leaves, in the order accepted),
-        ``exact_evaluations`` and ``candidates_seen``.
+        ``exact_evaluations``, ``candidates_seen``, the variant run and how it was chosen
+        (``variant``, ``variant_requested``, ``variant_rule``, ``tight_estimate_seconds``), and
+        ``pruned_nothing`` when no collapse was accepted (with a warning when ``"auto"`` chose
+        the loose bound: it cannot prune this tree).
 
     Examples
     --------
@@ -154,8 +163,8 @@ def prune_bound(tree, *, delta: float = 0.05, r: float = PAPER_ERROR_PRIOR_RATIO
             "Theorem 9) is proved for binary trees, and multiway categorical splits have no such "
             "bound; grow with categorical_split='binary', or use pruning='srm' (Yildiz's L-ary "
             "VC lower bound)")
-    if variant == "auto":
-        variant = choose_variant(tree, variant)
+    choice = variant if isinstance(variant, VariantChoice) else choose_variant(tree, variant)
+    variant = choice.variant
     if variant not in VARIANTS:
         raise ValueError(f"unknown variant {variant!r}: expected one of {VARIANTS}")
     if search not in ("lazy", "all"):
@@ -179,10 +188,18 @@ def prune_bound(tree, *, delta: float = 0.05, r: float = PAPER_ERROR_PRIOR_RATIO
         collapsed.append(u)
         path.append((state.work.n_leaves, eps_u))
     info = {"initial_bound": initial, "steps": len(path) - 1, "collapsed": tuple(collapsed),
-            "objective": "shawe_taylor", "variant": variant, "n_features_effective": ell,
+            "objective": "shawe_taylor", **choice.info(), "n_features_effective": ell,
             "n_examples": m,
             "exact_evaluations": state.n_exact, "candidates_seen": state.n_candidates,
             "log_growth": state.log_growth}
+    if not collapsed and tree.n_leaves > 1:
+        info["pruned_nothing"] = True
+        if choice.requested == "auto" and variant != "tight":
+            warnings.warn(
+                f"bound pruning kept all {tree.n_leaves} leaves: variant='auto' chose the loose "
+                f"bound ({choice.rule}), and no collapse lowers it on this tree; prune with "
+                "pruning_params={'variant': 'tight'} (Theorem 9, slower) or grow a smaller tree "
+                "(max_leaf_nodes)", UserWarning, stacklevel=3)
     return finish(tree, state.work.make_leaf_mask(), "bound", path, state.eps, started, info)
 
 

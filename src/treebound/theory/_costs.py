@@ -13,12 +13,9 @@ from __future__ import annotations
 import math
 
 from treebound._resources import Deadline, check_resources, unbounded
+from treebound.theory._regimes import DIRECT, SUBTRACTION, edge_width, sum_ranges
 
 # ---- measured constants (seconds per unit of work, bytes per unit of storage)
-#: tight log tables: seconds per (table column m) x (child rows (C_l + 1) (C_r + 1))
-_TIGHT_SECONDS = 1.2e-7
-#: a stored tight table and its prefix sums, plus the FFT's temporaries: bytes per cell
-_TIGHT_BYTES_PER_CELL = 8 * 2.5
 #: exact tables: seconds per (m^2) x (child rows) for numbers of ~300 bits, growing with m
 _EXACT_SECONDS = 1.0e-7
 #: one step of the VC-dimension search at m points: seconds per m (two parts)
@@ -35,24 +32,18 @@ _TAIL_SECONDS = 5e-6
 _TAIL_BYTES = 8 * 8
 
 
-def _tables_cost(shapes, n_parts_max: int, columns: int, exact: bool):
-    """(bytes, seconds) of the tables of ``shapes`` over ``columns`` values of m."""
+def _exact_tables_cost(shapes, n_parts_max: int, columns: int):
+    """(bytes, seconds) of the exact tables of ``shapes`` over ``columns`` values of m."""
     memory = 0.0
     seconds = 0.0
     for t in shapes:
         rows = min(n_parts_max, t.n_leaves) + 1
-        if exact:
-            # Python integers of up to ~ m log2(rows) bits
-            memory += rows * columns * (32.0 + columns * math.log2(max(rows, 2)) / 8.0)
-        else:
-            memory += rows * columns * _TIGHT_BYTES_PER_CELL
+        # Python integers of up to ~ m log2(rows) bits
+        memory += rows * columns * (32.0 + columns * math.log2(max(rows, 2)) / 8.0)
         if t.is_leaf:
             continue
         work = (min(n_parts_max, t.left.n_leaves) + 1) * (min(n_parts_max, t.right.n_leaves) + 1)
-        if exact:
-            seconds += _EXACT_SECONDS * work * columns * columns * (1.0 + columns / 300.0)
-        else:
-            seconds += _TIGHT_SECONDS * work * columns
+        seconds += _EXACT_SECONDS * work * columns * columns * (1.0 + columns / 300.0)
     return memory, seconds
 
 
@@ -62,6 +53,100 @@ def _coefficient_cost(cache, n_parts_max: int):
         return 0.0, 0.0
     size = float(n_parts_max + 1)
     return 8.0 * size**3, 2e-7 * size**3
+
+
+# ---- the tight tables of Theorem 9 in log space: the one model of their cost, read by the guard
+# of the theory functions and by bound pruning (its "auto" variant and its refusal). Measured on
+# the development machine (benchmarks/results/pruning_cost.md checks it); they only have to
+# tell a second from a minute.
+#: seconds per term of a direct sum (one k and one pair of part counts: an add and an exp)
+DIRECT_TERM_SECONDS = 1.2e-8
+#: seconds per output and row of a table range computed by FFTs (tilts, prefix sums)
+FFT_CELL_SECONDS = 1e-7
+#: fixed seconds per table (the calls around the kernels)
+TABLE_SECONDS = 1e-3
+#: bytes per table cell: the table, its prefix sums and the FFTs' temporaries
+TABLE_BYTES_PER_CELL = 8 * 2.5
+
+
+def log_table_work(left_leaves: int, right_leaves: int, n_parts: int, max_m: int,
+                   n_features: int) -> tuple[float, float]:
+    """``(direct terms, FFT cells)`` of one node's tight log table over ``m <= max_m``, ranges
+    priced by the route :func:`~treebound.theory._regimes.sum_ranges` gives them."""
+    n_leaves = left_leaves + right_leaves
+    rows = min(n_parts, n_leaves)
+    if max_m <= n_leaves or rows < 2:
+        return 0.0, 0.0
+    pairs = float(min(rows, left_leaves) * min(rows, right_leaves))
+    direct = cells = 0.0
+    for lo, hi, route, _ in sum_ranges(n_leaves + 1, max_m, n_features):
+        count = hi - lo + 1.0
+        if route == DIRECT:  # k runs over m - L + 1 values at m
+            direct += pairs * count * ((lo + hi) / 2.0 - n_leaves + 1.0)
+        else:  # FFT, and the constant-weight part of SUBTRACTION
+            cells += count * (rows + 1.0)
+            if route == SUBTRACTION:  # the ends' deficits
+                direct += pairs * count * 2.0 * edge_width(lo, 2 * n_features)
+    return direct, cells
+
+
+def log_tables_cost(shapes, n_parts: int, max_m: int, n_features: int,
+                    stop_above: float = math.inf) -> tuple[float, float]:
+    """``(bytes, seconds)`` of the tight log tables of ``shapes`` over ``m <= max_m`` (the
+    sum stops once the seconds pass ``stop_above``: a lower bound then)."""
+    memory = seconds = 0.0
+    for t in shapes:
+        memory += (min(n_parts, t.n_leaves) + 1) * (max_m + 1.0) * TABLE_BYTES_PER_CELL
+        if t.is_leaf:
+            continue
+        direct, cells = log_table_work(t.left.n_leaves, t.right.n_leaves, n_parts, max_m,
+                                       n_features)
+        seconds += TABLE_SECONDS + DIRECT_TERM_SECONDS * direct + FFT_CELL_SECONDS * cells
+        if seconds > stop_above:
+            break
+    return memory, seconds
+
+
+def tight_pruning_cost(subtrees, collapsed, n_classes: int, n_examples: int, n_features: int,
+                       stop_above: float = math.inf) -> tuple[float, float]:
+    """``(bytes, seconds)`` of bound pruning with the tight bound (Algorithm 3 with Theorem 9).
+
+    Its work is the tables over ``m < 2 n_examples`` of the grown tree's subtrees below the root
+    (``subtrees``, canonical) and of the collapsed subtrees its search brackets the candidates
+    with (``collapsed``: :func:`~treebound.theory._fitted_shapes.collapsed_path_structures`; the
+    search builds about half to all of them, and few new ones after its first step on trees of
+    tens of leaves), plus the root evaluated at ``2 n_examples`` per exact candidate. Memory:
+    the grown tree's tables, held together while the bound of the whole tree is computed.
+    ``stop_above``: see :func:`log_tables_cost`.
+    """
+    max_m = 2 * n_examples - 1
+    memory, seconds = log_tables_cost(subtrees, n_classes, max_m, n_features, stop_above)
+    # the root, evaluated at 2m alone: a direct sum over its children's rows
+    seconds += TABLE_SECONDS + DIRECT_TERM_SECONDS * (n_classes**2) * 2.0 * n_examples
+    if seconds <= stop_above:
+        seconds += log_tables_cost(collapsed, n_classes, max_m, n_features,
+                                   stop_above - seconds)[1]
+    return memory, seconds
+
+
+#: The growth function of a certificate uses Theorem 9 when its tables have at most this many
+#: cells (tree nodes x parts x points; about 0.1 s of FFTs) and are estimated at most
+#: CERTIFICATE_TABLE_SECONDS (many-level categorical features make their sums direct, seconds
+#: per table); else the closed-form bound alone (same guarantee, a few percent looser in log).
+CERTIFICATE_TABLE_CELLS = 3_000_000
+CERTIFICATE_TABLE_SECONDS = 1.0
+
+
+def certificate_uses_theorem9(n_nodes: int, shapes, n_parts: int, n_points: int,
+                              n_features: int) -> bool:
+    """Whether a certificate computes Theorem 9 for a tree with ``n_nodes`` nodes whose
+    subtree shapes (canonical, below the root) are ``shapes``: a rule on the tree, the classes
+    and the points only (see :data:`CERTIFICATE_TABLE_CELLS`)."""
+    if n_nodes * (n_parts + 1) * n_points > CERTIFICATE_TABLE_CELLS:
+        return False
+    seconds = log_tables_cost(shapes, n_parts, n_points - 1, n_features,
+                              CERTIFICATE_TABLE_SECONDS)[1]
+    return seconds <= CERTIFICATE_TABLE_SECONDS
 
 
 def check_tight_log(structure, n_parts_max: int, m: int, n_features: int, cache,
@@ -80,11 +165,11 @@ def check_tight_log(structure, n_parts_max: int, m: int, n_features: int, cache,
 
     shapes = {t: None for child in (structure.left, structure.right)
               for t in child._postorder(done)}
-    memory, seconds = _tables_cost(shapes, n_parts_max, m, exact=False)
+    memory, seconds = log_tables_cost(shapes, n_parts_max, m - 1, n_features)
     coef_memory, coef_seconds = _coefficient_cost(cache, n_parts_max)
     stirling = 8.0 * (n_parts_max + 1) * 2 * (m + 1)  # the Stirling table (grown by doubling)
-    # the root is evaluated at m alone: one pass over its children's rows
-    seconds += _TIGHT_SECONDS * (n_parts_max + 1) ** 2 * m
+    # the root is evaluated at m alone: one direct sum over its children's rows
+    seconds += DIRECT_TERM_SECONDS * (n_parts_max + 1) ** 2 * m
     return check_resources(what, memory=memory + coef_memory + stirling,
                            seconds=seconds + coef_seconds)
 
@@ -94,7 +179,7 @@ def check_exact(structure, n_parts_max: int, m: int, what: str) -> Deadline:
     if unbounded():  # inside fitting and pruning: no estimate needed
         return check_resources(what)
     shapes = structure.subtrees()
-    memory, seconds = _tables_cost(shapes, n_parts_max, m + 1, exact=True)
+    memory, seconds = _exact_tables_cost(shapes, n_parts_max, m + 1)
     return check_resources(what, memory=memory, seconds=seconds)
 
 
@@ -114,7 +199,7 @@ def check_loose(structure, n_parts_max: int, m: int, log_space: bool, what: str)
     return check_resources(what, memory=memory, seconds=seconds)
 
 
-def check_vcdim_search(structure, lower: int, what: str) -> Deadline:
+def check_vcdim_search(structure, lower: int, n_features: int, what: str) -> Deadline:
     """Algorithm 2: tables up to a horizon of ``4 L`` (doubled as needed) and one step per
     ``m`` from ``L + 1`` past the VC dimension, which is at least ``lower`` (Yildiz's bound)."""
     if unbounded():
@@ -122,7 +207,7 @@ def check_vcdim_search(structure, lower: int, what: str) -> Deadline:
     L = structure.n_leaves
     horizon = max(4 * L, 64)
     shapes = [t for t in structure.subtrees() if t is not structure]
-    memory, seconds = _tables_cost(shapes, 2, 2 * horizon, exact=False)
+    memory, seconds = log_tables_cost(shapes, 2, 2 * horizon, n_features)
     steps = max(lower - L, 0)
     seconds += _VC_STEP_SECONDS * steps * (lower + L) / 2.0
     return check_resources(what, memory=memory, seconds=seconds, watch=True)

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from treebound.theory.structures import TreeStructure, node_structures
 
-__all__ = ["collapsed_structure", "collapsed_structures", "subtree_structures"]
+__all__ = ["collapsed_path_structures", "collapsed_structure", "collapsed_structures",
+           "subtree_structures"]
 
 
 def subtree_structures(tree) -> list[TreeStructure]:
@@ -132,3 +133,51 @@ def collapsed_structures(tree, nodes=None) -> dict[int, TreeStructure]:
     if nodes is None:
         nodes = [i for i in range(len(subtrees)) if not subtrees[i].is_leaf]
     return {int(v): collapsed_structure(tree, int(v), subtrees, parent) for v in nodes}
+
+
+def collapsed_path_structures(tree, subtrees: list[TreeStructure] | None = None) -> set:
+    """Every canonical shape ``A'`` of an ancestor subtree of a collapsed node below the root:
+    the subtrees (other than whole candidates) whose tables the first step of bound pruning's
+    search may build when it brackets the candidates (:mod:`treebound.pruning.bound`), minus the
+    shapes the tree already has.
+
+    Parameters
+    ----------
+    tree : treebound.tree.Tree
+        A binary fitted tree.
+    subtrees : list of TreeStructure, optional
+        ``subtree_structures(tree)``.
+
+    Returns
+    -------
+    set of TreeStructure
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from treebound import DecisionTreeClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> tree = DecisionTreeClassifier(max_leaf_nodes=6, random_state=0).fit(X, y).tree_
+    >>> str(tree.structure())
+    '(L,(((L,L),(L,L)),L))'
+    >>> sorted(str(s) for s in collapsed_path_structures(tree))  # a stump of the pair cut
+    ['(((L,L),L),L)', '((L,L),L)']
+    """
+    if subtrees is None:
+        subtrees = subtree_structures(tree)
+    fc = tree.first_child.tolist()
+    parent = tree.parent.tolist()
+    grown = {s.canonical() for s in subtrees}
+    out = set()
+    for u, first in enumerate(fc):
+        if first < 0:
+            continue
+        t = TreeStructure._leaf
+        child, p = u, parent[u]
+        while p >= 0 and parent[p] >= 0:  # below the root: a whole candidate is not tabulated
+            left = fc[p]
+            t = TreeStructure.node(t, subtrees[left + 1]) if child == left else \
+                TreeStructure.node(subtrees[left], t)
+            out.add(t.canonical())
+            child, p = p, parent[p]
+    return out - grown

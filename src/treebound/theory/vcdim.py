@@ -104,7 +104,7 @@ def vcdim_upper_bound(structure: TreeStructure, *, n_features: int, cache=None) 
     if structure.is_leaf:
         return 1
     deadline = check_vcdim_search(
-        structure, vcdim_lower_bound(structure, n_features=ell),
+        structure, vcdim_lower_bound(structure, n_features=ell), ell,
         f"vcdim_upper_bound ({structure.n_leaves} leaves)")
     try:
         return _first_unshattered(structure, ell, cache, max(4 * structure.n_leaves, 64),
