@@ -135,7 +135,34 @@ def test_cache_root_precedence(monkeypatch, tmp_path):
     assert _config.cache_root() == tmp_path / "numba"
     monkeypatch.setenv("TREEBOUND_CACHE_DIR", str(tmp_path / "tb"))
     assert _config.cache_root() == tmp_path / "tb"
-    assert _config.kernel_cache_dir() == tmp_path / "tb" / f"treebound-{_config.kernel_source_hash()}"
+    assert _config.kernel_cache_dir() == tmp_path / "tb" / "treebound-kernels"
+
+
+def test_a_kernel_edit_invalidates_its_group_only(monkeypatch, tmp_path):
+    # a copy of the kernel sources: editing mic.py changes the stamp of the kernels that import
+    # it (none but itself), not the growth kernels'
+    import shutil
+
+    copy = tmp_path / "_kernels"
+    shutil.copytree(_config._KERNEL_DIR, copy)
+    monkeypatch.setattr(_config, "_KERNEL_DIR", copy)
+    for cached in (_config._kernel_imports, _config.kernel_group_hash):
+        cached.cache_clear()
+    try:
+        before = {m: _config.kernel_group_hash(m) for m in ("mic", "grow", "partitioning",
+                                                             "factorial_basis")}
+        assert "node_search" in _config.kernel_group("grow")
+        assert _config.kernel_group("factorial_basis") == ["factorial_basis", "partitioning"]
+        (copy / "mic.py").write_text((copy / "mic.py").read_text() + "\n# edited\n")
+        (copy / "partitioning.py").write_text((copy / "partitioning.py").read_text() + "\n#\n")
+        _config.kernel_group_hash.cache_clear()
+        after = {m: _config.kernel_group_hash(m) for m in before}
+    finally:
+        monkeypatch.undo()
+        for cached in (_config._kernel_imports, _config.kernel_group_hash):
+            cached.cache_clear()
+    assert after["grow"] == before["grow"]
+    assert all(after[m] != before[m] for m in ("mic", "partitioning", "factorial_basis"))
 
 
 @pytest.mark.skipif(JIT_DISABLED or not _config.NUMBA_CACHE, reason="needs the kernel cache")
@@ -172,8 +199,9 @@ def test_compile_note_only_before_a_first_compilation(monkeypatch, tmp_path):
     assert "first run only" in note
     # the growth kernels in the cache: only bound pruning is left to announce
     directory = _config.kernel_cache_dir()
-    directory.mkdir(parents=True)
-    (directory / "grow._split_loop-123.py311.nbi").write_bytes(b"")
+    directory.mkdir(parents=True, exist_ok=True)
+    stamp = _config.kernel_group_hash("grow")
+    (directory / f"grow._split_loop-123-{stamp}.py311.nbi").write_bytes(b"")
     assert "(bound pruning)" in _notes.compile_note(("growth", "bound pruning"))
     assert _notes.compile_note(("growth",)) is None
 
@@ -211,8 +239,9 @@ def test_background_compilation_only_when_the_command_compiles_too(monkeypatch, 
     assert growth > bound and f"about {growth:.0f} s" in terminal.getvalue()
     # with the growth kernels cached there is nothing to overlap: no second process
     directory = _config.kernel_cache_dir()
-    directory.mkdir(parents=True)
-    (directory / "grow._split_loop-1.py311.nbi").write_bytes(b"")
+    directory.mkdir(parents=True, exist_ok=True)
+    stamp = _config.kernel_group_hash("grow")
+    (directory / f"grow._split_loop-1-{stamp}.py311.nbi").write_bytes(b"")
     _notes.announce_compilation(("growth", "bound pruning"), stream=io.StringIO(),
                                 background=("bound pruning",))
     assert len(started) == 1
