@@ -1,5 +1,6 @@
-"""The loose growth-function kernel of bound pruning (``treebound._kernels.loose_growth``)
-against the per-structure Python path (``log_growth_function_upper_bound``, the oracle)."""
+"""The loose growth-function kernel (``treebound._kernels.loose_growth``) against the plain
+Python recursion (``tests/_theory_oracles.py``, the oracle), per candidate, per structure and
+through bound pruning."""
 
 import math
 
@@ -8,6 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from _theory_oracles import loose_log_growth, loose_log_values
 from treebound._kernels.loose_growth import (
     EMPTY,
     LEAF_ROW,
@@ -15,11 +17,14 @@ from treebound._kernels.loose_growth import (
     collapse_shape_ids,
     loose_candidates_log_growth,
 )
-from treebound.pruning import _loose_growth
 from treebound.pruning.bound import prune_bound
 from treebound.theory import PartitioningCache, TreeStructure
+from treebound.theory import _loose as _loose_growth
 from treebound.theory.combinatorics import log_falling_factorial
-from treebound.theory.partitioning import log_growth_function_upper_bound
+from treebound.theory.partitioning import (
+    log_growth_function_upper_bound,
+    log_partitioning_upper_bound,
+)
 
 node = TreeStructure.node
 leaf = TreeStructure.leaf()
@@ -125,16 +130,31 @@ def test_kernel_matches_python_on_every_candidate(structure, n_classes, M, n_fea
         assert height[a] == shape[a].height
     candidates = [-1] + [v for v in alive if first_child[v] >= 0 and not collapsed[v]]
     cache = PartitioningCache()
-    variant = "loose_paper" if paper else "loose"
     got = _kernel_values(first_child, parent, collapsed, leaves, shape_id, height,
                          (table_keys, table_vals), M, n_classes, n_features, paper, candidates,
                          cache)
     for u, value in zip(candidates, got.tolist(), strict=True):
         t = shape[0] if u < 0 else _collapse(structure, first_child, parent, collapsed, u)
-        want = log_growth_function_upper_bound(t, n_examples=M, n_features=n_features,
-                                               n_classes=n_classes, variant=variant,
-                                               cache=cache)
-        assert value == pytest.approx(want, rel=1e-9, abs=1e-12), (str(t), u)
+        want = loose_log_growth(t, M, n_features, n_classes, paper)
+        assert value == pytest.approx(want, rel=1e-12, abs=1e-12), (str(t), u)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(shapes(), st.integers(1, 10), st.sampled_from([0, 1, 3, 17, 60, 4000]),
+       st.integers(1, 6), st.booleans())
+def test_the_theory_functions_loose_values_match_the_python_recursion(structure, n_parts, m,
+                                                                       n_features, paper):
+    # the public log-space functions run the kernel on the structure laid out flat
+    variant = "loose_paper" if paper else "loose"
+    want = loose_log_values(structure, n_parts, m, n_features, paper)
+    for c in range(1, min(n_parts, structure.n_leaves, max(m, 1)) + 1):
+        got = log_partitioning_upper_bound(structure, n_parts=c, n_examples=m,
+                                           n_features=n_features, variant=variant)
+        assert got == pytest.approx(want[c], rel=1e-12, abs=1e-12) or got == want[c]
+    growth = log_growth_function_upper_bound(structure, n_examples=m, n_features=n_features,
+                                             n_classes=n_parts, variant=variant)
+    assert growth == pytest.approx(loose_log_growth(structure, m, n_features, n_parts, paper),
+                                   rel=1e-12, abs=1e-12)
 
 
 def _collapse(structure, first_child, parent, collapsed, u):

@@ -16,7 +16,7 @@ from treebound.pruning.bound import (
     tight_table_cost,
 )
 from treebound.theory import PartitioningCache, TreeStructure, _costs, _regimes
-from treebound.theory._fitted_shapes import collapsed_path_structures, subtree_structures
+from treebound.theory._fitted_shapes import pruning_table_shapes, subtree_structures
 
 
 def many_level_data(levels, n, seed=0):
@@ -125,20 +125,33 @@ def test_table_work_prices_each_range_by_its_route():
 
 def test_the_pruning_estimate_covers_the_collapsed_shapes_the_search_builds(many_level_grown):
     tree = many_level_grown.tree_
+    grown, collapsed = pruning_table_shapes(tree)
+    # the same shapes as built from TreeStructure objects
     subtrees = subtree_structures(tree)
-    collapsed = collapsed_path_structures(tree, subtrees)
-    grown = {s.canonical() for s in subtrees}
-    assert collapsed and not collapsed & grown
-    for shape in collapsed:
-        assert shape is shape.canonical() and not shape.is_leaf
+    root = subtrees[0].canonical()
+    internal = {s.canonical() for s in subtrees if not s.is_leaf} - {root}
+    assert sorted(grown) == sorted((s.left.n_leaves, s.right.n_leaves) for s in internal)
+    expected = set()
+    parent, first_child = tree.parent, tree.first_child
+    for u in np.flatnonzero(first_child >= 0).tolist():
+        t, child, p = TreeStructure.leaf(), u, parent[u]
+        while p >= 0 and parent[p] >= 0:
+            c = first_child[p]
+            t = TreeStructure.node(t, subtrees[c + 1]) if child == c else \
+                TreeStructure.node(subtrees[c], t)
+            expected.add(t.canonical())
+            child, p = p, parent[p]
+    expected -= {s.canonical() for s in subtrees}
+    assert sorted(collapsed) == sorted((s.left.n_leaves, s.right.n_leaves) for s in expected)
+    m, ell = int(tree.n_node_samples[0]), effective_n_features(tree.n_categories)
     memory, seconds = tight_table_cost(tree)
-    internal = {s for s in grown if not s.is_leaf} - {subtrees[0].canonical()}
-    grown_only = _costs.log_tables_cost(internal, 2,
-                                        2 * int(tree.n_node_samples[0]) - 1,
-                                        effective_n_features(tree.n_categories))
-    assert memory == pytest.approx(grown_only[0]) and seconds > grown_only[1]
-    # the sum stops early past a budget: a lower bound
-    assert AUTO_TIGHT_SECONDS < tight_table_cost(tree, stop_above=AUTO_TIGHT_SECONDS)[1] <= seconds
+    grown_cost = _costs.log_tables_cost(internal, 2, 2 * m - 1, ell)
+    searched = _costs.log_tables_cost(expected, 2, 2 * m - 1, ell)[1]
+    assert memory == pytest.approx(grown_cost[0])
+    # the search's tables: those of the collapsed shapes, at most SEARCH_TABLES_CAP times more
+    extra = seconds - grown_cost[1]
+    assert extra == pytest.approx(min(searched, _costs.SEARCH_TABLES_CAP * grown_cost[1]),
+                                  abs=0.01)
 
 
 def test_certificates_take_the_closed_form_where_theorem9_is_priced_too_high(many_level_grown):

@@ -176,8 +176,8 @@ def loose_combine(left, n_left_rows, right, n_right_rows, out, n_rows, n_leaves,
     ``left[a] = ln pi_l^a(mm - L_r)`` for ``a <= n_left_rows``, likewise ``right``; writes
     ``out[c]`` for ``c <= n_rows``: ``min(S(mm, c), 2^-[same] 2 ell (mm - L + 1)
     sum_{a,b} coef(a, b, c) pi_l^a pi_r^b)`` (``mm - L`` when ``paper``), ``out[1] = 0``. The
-    sum is taken as :func:`treebound.theory._tables.loose_node_values` takes it: largest finite
-    term factored out, the rest added in order.
+    sum is taken as the Python oracle of the tests takes it (``tests/_theory_oracles.py``):
+    largest finite term factored out, the rest added in order.
     """
     out[0] = NEG_INF
     if n_rows >= 1:
@@ -416,3 +416,25 @@ def loose_candidates_log_growth(candidates, first_child, parent, collapsed, leav
             p = parent[p]
         out[i] = _log_growth_from_row(cur, top, log_falling)
     return out, memo_keys, memo_vals, memo_count, values, n_rows
+
+
+@njit(**JIT_OPTIONS)
+def loose_tree_row(first_child, collapsed, leaves, shape_id, height, M, n_parts, paper,
+                   log_two_ell, log_stirling, log_coef):
+    """``ln pi^c(M)`` (loose bound) for ``c <= n_parts`` of the whole current tree, which has
+    fewer than ``M`` leaves; a memo of this call only (the theory functions' single trees).
+
+    Same recursion and sums as :func:`loose_candidates_log_growth` (``n_parts`` rows kept per
+    node); ids and heights from :func:`assign_shape_ids`.
+    """
+    n_nodes = first_child.shape[0]
+    memo_keys, memo_vals = map_reserve(np.full(16, EMPTY, dtype=np.int64),
+                                       np.empty(16, dtype=np.int64), 0, n_nodes)
+    values = np.full((n_nodes + 1, n_parts + 1), NEG_INF)
+    values[LEAF_ROW, 1] = 0.0  # a leaf: pi^1 = 1, pi^c = 0 for c != 1
+    stack = np.empty(n_nodes + 1, dtype=np.int64)
+    scratch = np.empty((n_parts + 1) * (n_parts + 1))
+    row, _, _ = _subtree_row(0, M - leaves[0], first_child, collapsed, leaves, shape_id, height,
+                             memo_keys, memo_vals, values, LEAF_ROW + 1, n_parts, M, paper,
+                             log_two_ell, log_stirling, log_coef, stack, scratch)
+    return values[row].copy()

@@ -13,7 +13,7 @@ import numpy as np
 from treebound._flat._features import effective_n_features
 from treebound._resources import ResourceLimitError, current_limits
 from treebound.theory._costs import tight_pruning_cost
-from treebound.theory._fitted_shapes import collapsed_path_structures, subtree_structures
+from treebound.theory._fitted_shapes import pruning_table_shapes
 from treebound.theory.bounds import log_structure_prior
 from treebound.theory.partitioning import PartitioningCache, log_growth_function_upper_bound
 from treebound.theory.structures import TreeStructure
@@ -31,8 +31,8 @@ AUTO_TIGHT_SECONDS = 10.0
 AUTO_TIGHT_BYTES = 2**30
 
 
-def tight_table_cost(tree, n_examples: int | None = None, n_features: int | None = None,
-                     stop_above: float = math.inf) -> tuple[float, float]:
+def tight_table_cost(tree, n_examples: int | None = None,
+                     n_features: int | None = None) -> tuple[float, float]:
     """Estimated cost of bound pruning ``tree`` with the tight bound (Theorem 9's tables).
 
     The tables over ``m < 2 n_examples`` of the grown tree's subtrees and of the collapsed
@@ -48,8 +48,6 @@ def tight_table_cost(tree, n_examples: int | None = None, n_features: int | None
         ``m``; defaults to the training rows at the root.
     n_features : int, optional
         ``ell``; defaults to :func:`effective_n_features` of the tree.
-    stop_above : float, optional
-        Stop adding once the estimate passes this many seconds (a lower bound then).
 
     Returns
     -------
@@ -67,17 +65,14 @@ def tight_table_cost(tree, n_examples: int | None = None, n_features: int | None
     >>> tree = DecisionTreeClassifier(max_leaf_nodes=4, random_state=0).fit(X, y).tree_
     >>> str(TreeStructure.from_tree(tree))
     '(L,((L,L),L))'
-    >>> memory, seconds = tight_table_cost(tree)  # tables of 3 + 4 rows over 2m points
-    >>> memory == 20 * (3 + 4) * (2 * 150), seconds < 0.1
+    >>> memory, seconds = tight_table_cost(tree)  # tables of 4 + 3 rows over 2m points
+    >>> memory == 20 * (4 + 3) * (2 * 150), seconds < 0.1
     (True, True)
     """
     m = int(tree.n_node_samples[0]) if n_examples is None else int(n_examples)
     ell = effective_n_features(tree.n_categories) if n_features is None else int(n_features)
-    subtrees = subtree_structures(tree)
-    root = subtrees[0].canonical()
-    shapes = {s.canonical() for s in subtrees if not s.is_leaf} - {root}
-    collapsed = collapsed_path_structures(tree, subtrees)
-    return tight_pruning_cost(shapes, collapsed, tree.n_classes, m, ell, stop_above)
+    grown, collapsed = pruning_table_shapes(tree)
+    return tight_pruning_cost(grown, collapsed, tree.n_classes, m, ell)
 
 
 @dataclass(frozen=True)
@@ -156,12 +151,10 @@ def choose_variant(tree, variant: str) -> VariantChoice:
     if variant not in ("auto", "tight") or not applies:
         # the pruning refuses trees the bound does not apply to, with its own message
         return VariantChoice(variant, variant, None, f"variant={variant!r} as given")
+    memory, seconds = tight_table_cost(tree)
     if variant == "tight":
-        limits = current_limits()
-        memory, seconds = tight_table_cost(tree, stop_above=limits.max_seconds)
-        _check_tight(tree, memory, seconds, limits)
+        _check_tight(tree, memory, seconds, current_limits())
         return VariantChoice("tight", "tight", seconds, "variant='tight' as given")
-    memory, seconds = tight_table_cost(tree, stop_above=AUTO_TIGHT_SECONDS)
     if seconds <= AUTO_TIGHT_SECONDS and memory <= AUTO_TIGHT_BYTES:
         choice = VariantChoice("auto", "tight", seconds, _AUTO_RULE.format(
             estimate=_estimate_text(seconds, memory), verdict="within"))
@@ -177,8 +170,7 @@ _AUTO_RULE = ("auto: tight when the estimated cost of its Theorem 9 tables is at
 
 
 def _estimate_text(seconds, memory):
-    more = "at least " if seconds > AUTO_TIGHT_SECONDS else ""
-    return f"{more}{seconds:.3g} s and {memory / 2**20:.3g} MiB"
+    return f"{seconds:.3g} s and {memory / 2**20:.3g} MiB"
 
 
 def _check_tight(tree, memory, seconds, limits) -> None:
@@ -191,8 +183,7 @@ def _check_tight(tree, memory, seconds, limits) -> None:
              f"{int(tree.n_node_samples[0])} rows, ell = {_ell_text(ell)}"
              + (f" from a categorical feature of {levels} levels" if levels > 2 else ""))
     if seconds > limits.max_seconds:
-        need = (f"an estimated {seconds:.3g} s or more, over the time limit of "
-                f"{limits.max_seconds:g} s")
+        need = f"about {seconds:.3g} s, over the time limit of {limits.max_seconds:g} s"
     else:
         need = (f"about {memory / 2**20:.3g} MiB, over the memory limit of "
                 f"{limits.max_memory / 2**20:.3g} MiB")

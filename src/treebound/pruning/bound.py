@@ -49,7 +49,7 @@ the next step from its previous bound minus that amount instead of from ``ln n``
 
 The loose variants need no tables and no branch and bound: every candidate of a step is
 evaluated exactly by one numba kernel on the working tree's flat arrays
-(:mod:`treebound.pruning._loose_growth`), which recomputes only each candidate's root path and
+(:mod:`treebound.theory._loose`), which recomputes only each candidate's root path and
 memoizes subtree values by canonical shape and size; ``search="all"`` builds each candidate's
 structure and calls :func:`~treebound.theory.log_growth_function_upper_bound` (the oracle).
 """
@@ -74,8 +74,8 @@ from treebound.pruning._bound_objective import (
     tight_table_cost,
 )
 from treebound.pruning._core import WorkingTree, finish, integer_errors, node_statistics
-from treebound.pruning._loose_growth import LooseGrowth
 from treebound.theory._fitted_shapes import subtree_structures
+from treebound.theory._loose import LooseGrowth
 from treebound.theory.bounds import PAPER_ERROR_PRIOR_RATIO
 from treebound.theory.combinatorics import log_falling_factorial
 from treebound.theory.partitioning import (
@@ -197,9 +197,10 @@ def prune_bound(tree, *, delta: float = 0.05, r: float = PAPER_ERROR_PRIOR_RATIO
         if choice.requested == "auto" and variant != "tight":
             warnings.warn(
                 f"bound pruning kept all {tree.n_leaves} leaves: variant='auto' chose the loose "
-                f"bound ({choice.rule}), and no collapse lowers it on this tree; prune with "
-                "pruning_params={'variant': 'tight'} (Theorem 9, slower) or grow a smaller tree "
-                "(max_leaf_nodes)", UserWarning, stacklevel=3)
+                f"bound (the tight one estimated at {choice.estimate:.3g} s, over "
+                f"{AUTO_TIGHT_SECONDS:g} s) and no collapse lowers it on this tree; grow a "
+                "smaller tree (max_leaf_nodes), prune with pruning='ccp_cv', or ask for "
+                "pruning_params={'variant': 'tight'}", UserWarning, stacklevel=3)
     return finish(tree, state.work.make_leaf_mask(), "bound", path, state.eps, started, info)
 
 
@@ -224,7 +225,9 @@ class _BoundSearch:
         self.n_exact = 0
         self.n_candidates = 0
         # Loose variants: every candidate of a step in one kernel call on the flat arrays.
-        self.loose = LooseGrowth(self.work, self.shapes[0], objective.m, objective.n_features,
+        self.loose = LooseGrowth(tree.first_child, tree.parent, self.work.collapsed,
+                                 self.work.leaves, self.shapes[0], objective.m,
+                                 objective.n_features,
                                  objective.n_classes, objective.variant == "loose_paper",
                                  objective.cache) if loose_kernel else None
         if self.loose is not None:

@@ -60,11 +60,11 @@ def _coefficient_cost(cache, n_parts_max: int):
 # the development machine (benchmarks/results/pruning_cost.md checks it); they only have to
 # tell a second from a minute.
 #: seconds per term of a direct sum (one k and one pair of part counts: an add and an exp)
-DIRECT_TERM_SECONDS = 1.2e-8
+DIRECT_TERM_SECONDS = 1.4e-8
 #: seconds per output and row of a table range computed by FFTs (tilts, prefix sums)
-FFT_CELL_SECONDS = 1e-7
+FFT_CELL_SECONDS = 5e-8
 #: fixed seconds per table (the calls around the kernels)
-TABLE_SECONDS = 1e-3
+TABLE_SECONDS = 3e-4
 #: bytes per table cell: the table, its prefix sums and the FFTs' temporaries
 TABLE_BYTES_PER_CELL = 8 * 2.5
 
@@ -90,43 +90,49 @@ def log_table_work(left_leaves: int, right_leaves: int, n_parts: int, max_m: int
     return direct, cells
 
 
-def log_tables_cost(shapes, n_parts: int, max_m: int, n_features: int,
-                    stop_above: float = math.inf) -> tuple[float, float]:
-    """``(bytes, seconds)`` of the tight log tables of ``shapes`` over ``m <= max_m`` (the
-    sum stops once the seconds pass ``stop_above``: a lower bound then)."""
+def log_tables_cost(shapes, n_parts: int, max_m: int, n_features: int) -> tuple[float, float]:
+    """``(bytes, seconds)`` of the tight log tables over ``m <= max_m`` of ``shapes``:
+    :class:`~treebound.theory.TreeStructure` objects, or ``(left leaves, right leaves)`` pairs
+    of internal nodes."""
     memory = seconds = 0.0
     for t in shapes:
-        memory += (min(n_parts, t.n_leaves) + 1) * (max_m + 1.0) * TABLE_BYTES_PER_CELL
-        if t.is_leaf:
-            continue
-        direct, cells = log_table_work(t.left.n_leaves, t.right.n_leaves, n_parts, max_m,
-                                       n_features)
+        left, right = (t, None) if isinstance(t, tuple) else (None, t)
+        if right is not None:
+            if right.is_leaf:
+                memory += 2 * (max_m + 1.0) * TABLE_BYTES_PER_CELL
+                continue
+            left = (right.left.n_leaves, right.right.n_leaves)
+        n_leaves = left[0] + left[1]
+        memory += (min(n_parts, n_leaves) + 1) * (max_m + 1.0) * TABLE_BYTES_PER_CELL
+        direct, cells = log_table_work(left[0], left[1], n_parts, max_m, n_features)
         seconds += TABLE_SECONDS + DIRECT_TERM_SECONDS * direct + FFT_CELL_SECONDS * cells
-        if seconds > stop_above:
-            break
     return memory, seconds
 
 
-def tight_pruning_cost(subtrees, collapsed, n_classes: int, n_examples: int, n_features: int,
-                       stop_above: float = math.inf) -> tuple[float, float]:
+#: The search's tables of collapsed subtrees are priced at most this many times the grown
+#: tree's (it builds from a fifth to twice the collapsed shapes of its first step, more the
+#: more collapses it accepts; benchmarks/results/pruning_cost.md).
+SEARCH_TABLES_CAP = 3.0
+
+
+def tight_pruning_cost(subtrees, collapsed, n_classes: int, n_examples: int,
+                       n_features: int) -> tuple[float, float]:
     """``(bytes, seconds)`` of bound pruning with the tight bound (Algorithm 3 with Theorem 9).
 
     Its work is the tables over ``m < 2 n_examples`` of the grown tree's subtrees below the root
-    (``subtrees``, canonical) and of the collapsed subtrees its search brackets the candidates
-    with (``collapsed``: :func:`~treebound.theory._fitted_shapes.collapsed_path_structures`; the
-    search builds about half to all of them, and few new ones after its first step on trees of
-    tens of leaves), plus the root evaluated at ``2 n_examples`` per exact candidate. Memory:
-    the grown tree's tables, held together while the bound of the whole tree is computed.
-    ``stop_above``: see :func:`log_tables_cost`.
+    (``subtrees``), plus those of the collapsed subtrees its search brackets candidates with
+    (``collapsed``: the shapes of its first step; both as
+    :func:`~treebound.theory._fitted_shapes.pruning_table_shapes` gives them; at most
+    :data:`SEARCH_TABLES_CAP` times the first part), plus the root evaluated at ``2 n_examples``.
+    Memory: the grown tree's tables, held together while the bound of the whole tree is
+    computed.
     """
     max_m = 2 * n_examples - 1
-    memory, seconds = log_tables_cost(subtrees, n_classes, max_m, n_features, stop_above)
+    memory, seconds = log_tables_cost(subtrees, n_classes, max_m, n_features)
+    search = log_tables_cost(collapsed, n_classes, max_m, n_features)[1]
     # the root, evaluated at 2m alone: a direct sum over its children's rows
-    seconds += TABLE_SECONDS + DIRECT_TERM_SECONDS * (n_classes**2) * 2.0 * n_examples
-    if seconds <= stop_above:
-        seconds += log_tables_cost(collapsed, n_classes, max_m, n_features,
-                                   stop_above - seconds)[1]
-    return memory, seconds
+    root = TABLE_SECONDS + DIRECT_TERM_SECONDS * (n_classes**2) * 2.0 * n_examples
+    return memory, seconds + min(search, SEARCH_TABLES_CAP * seconds) + root
 
 
 #: The growth function of a certificate uses Theorem 9 when its tables have at most this many
@@ -144,9 +150,8 @@ def certificate_uses_theorem9(n_nodes: int, shapes, n_parts: int, n_points: int,
     and the points only (see :data:`CERTIFICATE_TABLE_CELLS`)."""
     if n_nodes * (n_parts + 1) * n_points > CERTIFICATE_TABLE_CELLS:
         return False
-    seconds = log_tables_cost(shapes, n_parts, n_points - 1, n_features,
-                              CERTIFICATE_TABLE_SECONDS)[1]
-    return seconds <= CERTIFICATE_TABLE_SECONDS
+    return log_tables_cost(shapes, n_parts, n_points - 1, n_features)[1] <= \
+        CERTIFICATE_TABLE_SECONDS
 
 
 def check_tight_log(structure, n_parts_max: int, m: int, n_features: int, cache,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from treebound.theory.structures import TreeStructure, node_structures
 
-__all__ = ["collapsed_path_structures", "collapsed_structure", "collapsed_structures",
+__all__ = ["collapsed_structure", "collapsed_structures", "pruning_table_shapes",
            "subtree_structures"]
 
 
@@ -135,22 +135,26 @@ def collapsed_structures(tree, nodes=None) -> dict[int, TreeStructure]:
     return {int(v): collapsed_structure(tree, int(v), subtrees, parent) for v in nodes}
 
 
-def collapsed_path_structures(tree, subtrees: list[TreeStructure] | None = None) -> set:
-    """Every canonical shape ``A'`` of an ancestor subtree of a collapsed node below the root:
-    the subtrees (other than whole candidates) whose tables the first step of bound pruning's
-    search may build when it brackets the candidates (:mod:`treebound.pruning.bound`), minus the
-    shapes the tree already has.
+def pruning_table_shapes(tree) -> tuple[list, list]:
+    """The shapes whose Theorem 9 tables bound pruning builds, as ``(left leaves, right leaves)``
+    pairs, one per distinct shape up to swapping children.
+
+    First, the subtrees of the grown tree below its root (the root itself is evaluated at one
+    ``m``, not tabulated); second, the subtrees ``A'`` that the first step of the search may
+    bracket candidates with (:mod:`treebound.pruning.bound`): an ancestor of a candidate, below
+    the root, with the candidate turned into a leaf, when the tree does not already have that
+    shape. Shapes are told apart by canonical ids (a leaf is 0, a node the id of the unordered
+    pair of its children's ids), without building :class:`TreeStructure` objects: fast enough
+    for the cost estimate of trees with thousands of leaves.
 
     Parameters
     ----------
     tree : treebound.tree.Tree
         A binary fitted tree.
-    subtrees : list of TreeStructure, optional
-        ``subtree_structures(tree)``.
 
     Returns
     -------
-    set of TreeStructure
+    grown, collapsed : list of tuple of int
 
     Examples
     --------
@@ -160,24 +164,45 @@ def collapsed_path_structures(tree, subtrees: list[TreeStructure] | None = None)
     >>> tree = DecisionTreeClassifier(max_leaf_nodes=6, random_state=0).fit(X, y).tree_
     >>> str(tree.structure())
     '(L,(((L,L),(L,L)),L))'
-    >>> sorted(str(s) for s in collapsed_path_structures(tree))  # a stump of the pair cut
-    ['(((L,L),L),L)', '((L,L),L)']
+    >>> pruning_table_shapes(tree)  # a cut stump gives ((L,L),L) and then (((L,L),L),L)
+    ([(1, 1), (2, 2), (4, 1)], [(2, 1), (3, 1)])
     """
-    if subtrees is None:
-        subtrees = subtree_structures(tree)
-    fc = tree.first_child.tolist()
+    first_child = tree.first_child.tolist()
     parent = tree.parent.tolist()
-    grown = {s.canonical() for s in subtrees}
-    out = set()
-    for u, first in enumerate(fc):
-        if first < 0:
+    n = len(first_child)
+    ids: dict = {}
+    shape_id = [0] * n
+    leaves = [1] * n
+    grown: dict = {}
+    for v in range(n - 1, -1, -1):
+        c = first_child[v]
+        if c < 0:
             continue
-        t = TreeStructure._leaf
+        a, b = shape_id[c], shape_id[c + 1]
+        key = (a, b) if a <= b else (b, a)
+        shape_id[v] = ids.setdefault(key, len(ids) + 1)
+        leaves[v] = leaves[c] + leaves[c + 1]
+        if v > 0 and shape_id[v] not in grown:
+            grown[shape_id[v]] = _larger_first(leaves[c], leaves[c + 1])
+    present = set(shape_id)
+    collapsed: dict = {}
+    for u in range(n):
+        if first_child[u] < 0:
+            continue
+        cur, cur_leaves = 0, 1
         child, p = u, parent[u]
         while p >= 0 and parent[p] >= 0:  # below the root: a whole candidate is not tabulated
-            left = fc[p]
-            t = TreeStructure.node(t, subtrees[left + 1]) if child == left else \
-                TreeStructure.node(subtrees[left], t)
-            out.add(t.canonical())
+            c = first_child[p]
+            sibling = c + 1 if child == c else c
+            s = shape_id[sibling]
+            key = (cur, s) if cur <= s else (s, cur)
+            new = ids.setdefault(key, len(ids) + 1)
+            if new not in present and new not in collapsed:
+                collapsed[new] = _larger_first(cur_leaves, leaves[sibling])
+            cur, cur_leaves = new, cur_leaves + leaves[sibling]
             child, p = p, parent[p]
-    return out - grown
+    return list(grown.values()), list(collapsed.values())
+
+
+def _larger_first(a: int, b: int) -> tuple[int, int]:
+    return (a, b) if a >= b else (b, a)

@@ -14,7 +14,7 @@ one builder per distinct shape. Three families:
   route is decided in :mod:`treebound.theory._regimes`.
 * ``exact_node_table`` — the same recursion in Python integers (the oracle; small sizes).
 * ``loose_node_values`` — the end-of-section-6.2 bound at one ``m`` from the children's values
-  at ``m - L_r`` and ``m - L_l`` (exact or log).
+  at ``m - L_r`` and ``m - L_l``, exact (in log space: the kernels of :mod:`._loose`).
 """
 
 from __future__ import annotations
@@ -215,48 +215,24 @@ def exact_node_table(n_leaves, left_leaves, right_leaves, same_children, left, r
 
 # ---------------------------------------------------------------------------- loose
 def loose_node_values(n_leaves, same_children, n_examples, left_values, right_values,
-                      n_parts_max, n_features, stirling_values, paper, log_space,
-                      log_coef=None):
-    """The loose bound (Leboeuf et al. 2020, end of section 6.2) at one ``m`` for ``c <= C``.
+                      n_parts_max, n_features, stirling_values, paper):
+    """The loose bound (Leboeuf et al. 2020, end of section 6.2) at one ``m`` for ``c <= C``, in
+    exact integers (in log space: :mod:`treebound.theory._loose`, the kernels).
 
-    ``left_values[a] = pi_l^a(m - L_r)``, ``right_values[b] = pi_r^b(m - L_l)`` (logs when
-    ``log_space``); ``stirling_values[c] = S(m, c)``. The number of terms of the sum over ``k`` is
+    ``left_values[a] = pi_l^a(m - L_r)``, ``right_values[b] = pi_r^b(m - L_l)``;
+    ``stirling_values[c] = S(m, c)``. The number of terms of the sum over ``k`` is
     ``m - L_T + 1``; ``paper=True`` multiplies by the printed ``m - L_T`` instead (not a bound).
-    ``log_coef`` (:func:`log_merge_coefficients`, log space only) spares recounting the merges.
     """
     m, L, C = n_examples, n_leaves, n_parts_max
     count = m - L if paper else m - L + 1
     Cl, Cr = len(left_values) - 1, len(right_values) - 1
     out = [None] * (C + 1)
     for c in range(2, C + 1):
-        if log_space and log_coef is not None:
-            logs = [log_coef[a, b, c] + left_values[a] + right_values[b]
+        inner = sum(partition_merge_count(a, b, c) * left_values[a] * right_values[b]
                     for a in range(1, min(c, Cl) + 1)
-                    for b in range(max(1, c - a), min(c, Cr) + 1)]
-            pairs = None
-        else:
-            pairs = [(partition_merge_count(a, b, c), a, b) for a in range(1, min(c, Cl) + 1)
-                     for b in range(max(1, c - a), min(c, Cr) + 1)]
-        if log_space:
-            if pairs is not None:
-                logs = [math.log(w) + left_values[a] + right_values[b] for w, a, b in pairs]
-            inner = _log_sum(logs)
-            value = inner + math.log(2 * n_features) + (math.log(count) if count > 0 else -math.inf)
-            if same_children:
-                value -= LOG2
-            out[c] = min(value, stirling_values[c])
-        else:
-            inner = sum(w * left_values[a] * right_values[b] for w, a, b in pairs)
-            value = count * 2 * n_features * inner
-            if same_children:
-                value //= 2  # 2 ell is even
-            out[c] = min(value, stirling_values[c])
+                    for b in range(max(1, c - a), min(c, Cr) + 1))
+        value = count * 2 * n_features * inner
+        if same_children:
+            value //= 2  # 2 ell is even
+        out[c] = min(value, stirling_values[c])
     return out
-
-
-def _log_sum(logs):
-    finite = [x for x in logs if x != -math.inf]
-    if not finite:
-        return -math.inf
-    top = max(finite)
-    return top + math.log(sum(math.exp(x - top) for x in finite))

@@ -37,6 +37,7 @@ from treebound._options import VARIANTS as _VARIANTS
 from treebound._validation import check_integer as _check_int
 from treebound.theory import _costs, _tables
 from treebound.theory._cache import PartitioningCache
+from treebound.theory._loose import loose_log_values
 from treebound.theory.combinatorics import (
     falling_factorial,
     log_falling_factorial,
@@ -186,26 +187,23 @@ def _tight_exact_values(structure, n_parts_max, m, n_features, cache):
 
 
 # ------------------------------------------------------------------------ loose
-def _loose_values(structure, n_parts_max, m, n_features, cache, paper, log_space):
-    """Loose bound values at one ``m`` for ``c <= min(C, L)``; iterative over the structure."""
-    kind = ("loose_paper" if paper else "loose") + ("_log" if log_space else "_exact")
-    store = cache._store(kind, n_features)
+def _loose_exact_values(structure, n_parts_max, m, n_features, cache, paper):
+    """Loose bound values at one ``m`` for ``c <= min(C, L)``, exact integers; iterative over the
+    structure (the log-space values: :func:`treebound.theory._loose.loose_log_values`)."""
+    store = cache._store("loose_paper_exact" if paper else "loose_exact", n_features)
     stirling_cache = {}
 
     def stirling_values(mm, C):
         key = (mm, C)
         if key not in stirling_cache:
-            if log_space:
-                stirling_cache[key] = list(cache._log_stirling_upto(mm, C)[: C + 1, mm])
-            else:
-                stirling_cache[key] = [stirling2(mm, c) for c in range(C + 1)]
+            stirling_cache[key] = [stirling2(mm, c) for c in range(C + 1)]
         return stirling_cache[key]
 
     def base(t, mm, C):
         if mm <= t.n_leaves:
             return stirling_values(mm, C)
         if t.is_leaf:  # pi^1(m) = 1, pi^0(m) = 0 for m >= 1
-            return [-math.inf, 0.0] if log_space else [0, 1]
+            return [0, 1]
         return None
 
     root_key = (structure, m, n_parts_max)
@@ -229,10 +227,9 @@ def _loose_values(structure, n_parts_max, m, n_features, cache, paper, log_space
             continue
         values = _tables.loose_node_values(
             t.n_leaves, t.left is t.right, mm, store[lkey], store[rkey], C, n_features,
-            stirling_values(mm, C), paper, log_space,
-            cache._log_coef_upto(n_parts_max) if log_space else None)
-        values[0] = -math.inf if log_space else 0
-        values[1] = 0.0 if log_space else 1
+            stirling_values(mm, C), paper)
+        values[0] = 0
+        values[1] = 1
         store[key] = values
     return store[root_key]
 
@@ -255,8 +252,10 @@ def _values(structure, n_parts_max, m, n_features, variant, cache, log_space, wh
             if log_space:
                 return list(_tight_log_values(structure, n_parts_max, m, n_features, cache))
             return _tight_exact_values(structure, n_parts_max, m, n_features, cache)
-        return _loose_values(structure, n_parts_max, m, n_features, cache,
-                             paper=(variant == "loose_paper"), log_space=log_space)
+        paper = variant == "loose_paper"
+        if log_space:
+            return loose_log_values(structure, n_parts_max, m, n_features, paper, cache)
+        return _loose_exact_values(structure, n_parts_max, m, n_features, cache, paper)
     finally:
         # Evict only between calls, never while a computation still reads children's tables.
         cache.trim()
