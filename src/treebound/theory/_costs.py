@@ -60,7 +60,7 @@ def _coefficient_cost(cache, n_parts_max: int):
 # the development machine (benchmarks/results/pruning_cost.md checks it); they only have to
 # tell a second from a minute.
 #: seconds per term of a direct sum (one k and one pair of part counts: an add and an exp)
-DIRECT_TERM_SECONDS = 1.4e-8
+DIRECT_TERM_SECONDS = 1.3e-8
 #: seconds per output and row of a table range computed by FFTs (tilts, prefix sums)
 FFT_CELL_SECONDS = 5e-8
 #: fixed seconds per table (the calls around the kernels)
