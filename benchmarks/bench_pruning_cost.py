@@ -60,8 +60,8 @@ def main() -> None:
     from sklearn.datasets import load_breast_cancer, load_digits
 
     from treebound import DecisionTreeClassifier
-    from treebound.experiments.provenance import results_header
     from treebound.pruning.bound import AUTO_TIGHT_SECONDS, tight_table_cost
+    from treebound_lab.provenance import results_header
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--levels", default="150,300,600,1000")
