@@ -1,11 +1,12 @@
 """Bound pruning with the loose growth-function bound: kernel (search="lazy") against the
 per-candidate Python evaluation (search="all").
 
-``prune(tree, method="bound", variant="loose")`` is what ``variant="auto"`` falls back to on
-large data (the tight tables over the resource limits). With ``search="lazy"`` (the default) every
-candidate of a step is evaluated by one numba kernel on the working tree's flat arrays
+``prune(tree, method="bound", variant="loose")`` is what ``variant="auto"`` takes on large data
+(the tight estimate over its budget). With ``search="lazy"`` (the default) every candidate of a
+step is evaluated by one numba kernel call on the working tree's flat arrays
 (``treebound._kernels.loose_growth``); ``search="all"`` builds each candidate's TreeStructure and
-calls ``treebound.theory.log_growth_function_upper_bound`` (the oracle). Both are run on the same
+calls ``treebound.theory.log_growth_function_upper_bound`` on it alone (a Python recursion until
+the kernels became the theory functions' route too, after the page's last regeneration). Both are run on the same
 grown trees in one process, checked to return the same pruned tree, and timed (thread CPU
 seconds). Writes ``benchmarks/results/loose_pruning.md``.
 
