@@ -1,11 +1,16 @@
-"""Memory and time estimates of the theory functions, checked before any work starts.
+"""Memory and time estimates of the theory functions, checked before any work starts, and the
+one cost model of Theorem 9's tables.
 
 Each ``check_*`` function estimates what one public call will need from its arguments (and
 from what a :class:`~treebound.theory.PartitioningCache` already holds) and hands the estimate
 to :func:`treebound._resources.check_resources`, which refuses the call when it is over the
-current limits. The constants were measured on the development machine (a 2-core Xeon; see
-``benchmarks/results/bounds.md`` for the table costs) and err on the high side; they only have
-to tell a one-second request from a ten-minute one.
+current limits. The tight tables are priced range by range, by the route
+:mod:`treebound.theory._regimes` gives each range (:func:`log_table_work`); bound pruning
+(:func:`tight_pruning_cost`) and certificates (:func:`certificate_uses_theorem9`) read the same
+model. The constants are seconds of the machine they were measured on; the rules that must not
+depend on the machine (bound pruning's ``variant="auto"``, whether a certificate computes
+Theorem 9) read them as fixed units of work, and only the refusals compare them with a limit.
+``benchmarks/results/pruning_cost.md`` compares the pruning estimate with measured times.
 """
 
 from __future__ import annotations
