@@ -23,6 +23,7 @@ MODULES = [
     "treebound.certificates._rows",
     "treebound.certificates._stored",
     "treebound._resources",
+    "treebound._config",
 ]
 
 

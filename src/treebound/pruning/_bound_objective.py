@@ -77,9 +77,9 @@ def tight_table_cost(tree, n_examples: int | None = None,
 
 @dataclass(frozen=True)
 class VariantChoice:
-    """The growth-function variant bound pruning runs, and why.
+    """The growth-function variant bound pruning runs, and why (made by :func:`choose_variant`).
 
-    Attributes
+    Parameters
     ----------
     requested : str
         The ``variant`` asked for (``"auto"``, ``"tight"``, ``"loose"``, ``"loose_paper"``).
@@ -89,6 +89,12 @@ class VariantChoice:
         :func:`tight_table_cost` seconds, when computed (``"auto"`` and ``"tight"``).
     rule : str
         One sentence: how ``variant`` was chosen (``pruning_info_["variant_rule"]``).
+
+    Examples
+    --------
+    >>> choice = VariantChoice("loose", "loose", None, "variant='loose' as given")
+    >>> choice.info()["variant"], "tight_estimate_seconds" in choice.info()
+    ('loose', False)
     """
 
     requested: str
@@ -97,7 +103,19 @@ class VariantChoice:
     rule: str
 
     def info(self) -> dict:
-        """The entries of ``pruning_info_`` that record the choice."""
+        """The entries of ``pruning_info_`` that record the choice.
+
+        Returns
+        -------
+        dict
+            ``variant``, ``variant_requested``, ``variant_rule`` and, when computed,
+            ``tight_estimate_seconds``.
+
+        Examples
+        --------
+        >>> VariantChoice("auto", "tight", 0.25, "auto: ...").info()["tight_estimate_seconds"]
+        0.25
+        """
         out = {"variant": self.variant, "variant_requested": self.requested,
                "variant_rule": self.rule}
         if self.estimate is not None:
