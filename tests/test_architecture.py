@@ -51,11 +51,6 @@ DEPRECATED: dict[tuple[str, str], str] = {
         "Tree.structure(), deprecated (FutureWarning): TreeStructure.from_tree(tree) instead",
 }
 
-#: Packages whose inner imports are reworked by other work on issue 25 (the theory package:
-#: its cycles and its imports inside functions); checked by the strict-xfail tests below, which
-#: start failing -- and so ask for their marker to go -- once that work has landed.
-ELSEWHERE = ("treebound.theory",)
-
 #: Third-party packages that are optional (extras): imported where they are used.
 OPTIONAL = ("matplotlib", "dask", "distributed", "lightgbm", "pystreed", "gosdt")
 
@@ -307,12 +302,6 @@ def _module_cycles(package: str) -> list[list[str]]:
     return cycles(edges)
 
 
-_THEORY_WORK = ("the cycles and imports inside functions of treebound.theory (_costs <-> "
-                "partitioning/vcdim, structures <-> _fitted_shapes) are removed by separate work "
-                "on issue 25 (items 2 and 6); drop this marker once it has landed")
-
-
-@pytest.mark.xfail(strict=True, reason=_THEORY_WORK)
 def test_no_cycle_between_the_modules_of_theory():
     found = _module_cycles("treebound.theory")
     assert not found, found
@@ -346,13 +335,7 @@ def _unexplained(imports: list[Import]) -> list[str]:
 
 
 def test_imports_inside_functions_are_listed_and_explained():
-    problems = _unexplained([i for i in all_imports() if not i.module.startswith(ELSEWHERE)])
-    assert not problems, "\n".join(problems)
-
-
-@pytest.mark.xfail(strict=True, reason=_THEORY_WORK)
-def test_imports_inside_the_functions_of_theory_are_listed_and_explained():
-    problems = _unexplained([i for i in all_imports() if i.module.startswith(ELSEWHERE)])
+    problems = _unexplained(all_imports())
     assert not problems, "\n".join(problems)
 
 

@@ -57,7 +57,7 @@ def test_auto_is_a_fixed_rule_and_the_limits_only_refuse(cancer_grown):
         assert loose.info["variant"] == "loose" and "tight_estimate_seconds" not in loose.info
     with resource_limits(max_memory=None, max_seconds=None):
         lifted = prune(cancer_grown, method="bound")
-    assert lifted.bound == tight.bound and lifted.info == tight.info
+    assert lifted.objective == tight.objective and lifted.info == tight.info
 
 
 @pytest.mark.parametrize("seconds,memory", [("none", "none"), ("1000", "64G"), ("0.5", "1G")])
@@ -70,7 +70,7 @@ def test_the_same_fit_with_the_environment_variables_set_and_unset(monkeypatch, 
         for leaves in (20, None):
             model = DecisionTreeClassifier(pruning="bound", max_leaf_nodes=leaves,
                                            random_state=0).fit(X, y)
-            out.append((model.pruning_info_, repr(model.bound_), model.tree_.n_leaves,
+            out.append((model.pruning_info_, repr(model.pruning_objective_), model.tree_.n_leaves,
                         model.tree_.feature.tolist(), repr(model.tree_.threshold.tolist())))
         return out
 

@@ -64,6 +64,7 @@ import warnings
 import numpy as np
 
 from treebound._kernels.partitioning import max_log_ratio
+from treebound._validation import external_stacklevel
 from treebound.pruning._bound_objective import (
     AUTO_TIGHT_BYTES,
     AUTO_TIGHT_SECONDS,
@@ -200,7 +201,8 @@ def prune_bound(tree, *, delta: float = 0.05, r: float = PAPER_ERROR_PRIOR_RATIO
                 f"bound (the tight one estimated at {choice.estimate:.3g} s, over "
                 f"{AUTO_TIGHT_SECONDS:g} s) and no collapse lowers it on this tree; grow a "
                 "smaller tree (max_leaf_nodes), prune with pruning='ccp_cv', or ask for "
-                "pruning_params={'variant': 'tight'}", UserWarning, stacklevel=3)
+                "pruning_params={'variant': 'tight'}", UserWarning,
+                stacklevel=external_stacklevel())
     return finish(tree, state.work.make_leaf_mask(), "bound", path, state.eps, started, info)
 
 

@@ -162,7 +162,7 @@ def pruning_table_shapes(tree) -> tuple[list, list]:
     >>> from treebound import DecisionTreeClassifier
     >>> X, y = load_iris(return_X_y=True)
     >>> tree = DecisionTreeClassifier(max_leaf_nodes=6, random_state=0).fit(X, y).tree_
-    >>> str(tree.structure())
+    >>> str(TreeStructure.from_tree(tree))
     '(L,(((L,L),(L,L)),L))'
     >>> pruning_table_shapes(tree)  # a cut stump gives ((L,L),L) and then (((L,L),L),L)
     ([(1, 1), (2, 2), (4, 1)], [(2, 1), (3, 1)])
