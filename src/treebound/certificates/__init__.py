@@ -349,7 +349,7 @@ def fit_certificate(model, features: np.ndarray, y_idx: np.ndarray) -> PendingCe
     deployed = treebound_deployed(model, features, n_fit_rows=features.shape[0])
     refused = undeclared_message(deployed.n_levels, _feature_names(deployed))
     if refused is not None:
-        return PendingCertificate(None, FIT_TABLE_BUDGET, unavailable_certificate(
+        return PendingCertificate(None, DEFAULT_TABLE_BUDGET, unavailable_certificate(
             refused, 0.05, int(features.shape[0]), int(deployed.tree.n_leaves)))
     with unlimited():
         sample = gather_evidence(_sample(deployed, y_idx), auto_pair(deployed))
