@@ -45,6 +45,7 @@ os.environ.setdefault("OMP_NUM_THREADS", "1")
 import argparse  # noqa: E402
 import contextlib  # noqa: E402
 import hashlib  # noqa: E402
+import inspect  # noqa: E402
 import json  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
@@ -90,8 +91,8 @@ def compile_times() -> tuple[float, float]:
     code = ("import time, numpy as np; t = time.perf_counter(); "
             "from treebound import DecisionTreeClassifier as T; "
             "X = np.random.rand(60, 3); y = np.arange(60) % 2; "
-            "[T(splitter=s, max_leaf_nodes=m).fit(X, y).predict(X) "
-            "for s in ('exact', 'hist') for m in (None, 8)]; "
+            "[T(max_leaf_nodes=m, **s).fit(X, y).predict(X) "
+            "for s in ({}, {'splitter': 'hist'}) for m in (None, 8)]; "
             "print(time.perf_counter() - t)")
     results = []
     with tempfile.TemporaryDirectory() as cache:
@@ -110,6 +111,15 @@ def load(data_dir: Path, name: str):
     return X, y
 
 
+def _estimator_splitter(kind: str, Tree) -> str:
+    """The estimator's splitter for a timed kind: "hist", or the exact greedy search, which is
+    the default of every revision (named "exact" before scikit-learn's "best"), so that
+    ``--before-commit`` runs an older revision with the name it knows."""
+    if kind == "hist":
+        return "hist"
+    return inspect.signature(Tree).parameters["splitter"].default
+
+
 def _fit(kind: str, budget, growth: str, seed: int, X, y, lightgbm=None):
     from sklearn.tree import DecisionTreeClassifier as SkTree
 
@@ -119,7 +129,7 @@ def _fit(kind: str, budget, growth: str, seed: int, X, y, lightgbm=None):
         return SkTree(max_leaf_nodes=budget, random_state=seed).fit(X, y)
     if kind == "lgbm":
         return lightgbm.LGBMClassifier(random_state=seed, **LIGHTGBM_PARAMS).fit(X, y)
-    splitter = "hist" if kind == "hist" else "exact"
+    splitter = _estimator_splitter(kind, Tree)
     return Tree(max_leaf_nodes=budget, growth=growth, splitter=splitter, max_bins=255).fit(X, y)
 
 
@@ -138,9 +148,10 @@ def run(data_dir: Path, datasets, splits: int, repeats: int, echo=print,
 
     # warm up every kernel signature used below (compile time is reported separately)
     Xw, yw = np.random.default_rng(0).random((80, 3)), np.arange(80) % 3
-    for splitter in ("exact", "hist"):
+    for kind in ("exact", "hist"):
         for budget in (None, 8):
-            Tree(splitter=splitter, max_leaf_nodes=budget, growth="top_down").fit(Xw, yw) \
+            Tree(splitter=_estimator_splitter(kind, Tree), max_leaf_nodes=budget,
+                 growth="top_down").fit(Xw, yw) \
                 .predict(Xw)
     rows = []
     for name in datasets:
@@ -308,9 +319,10 @@ def fit_timings(data_dir: Path, datasets, splits: int, repeats: int) -> dict:
 
     wall, cpu = time.perf_counter(), time.process_time()
     Xw, yw = np.random.default_rng(0).random((80, 3)), np.arange(80) % 3
-    for splitter in ("exact", "hist"):
+    for kind in ("exact", "hist"):
         for budget in (None, 8):
-            Tree(splitter=splitter, max_leaf_nodes=budget, growth="top_down").fit(Xw, yw)
+            Tree(splitter=_estimator_splitter(kind, Tree), max_leaf_nodes=budget,
+                 growth="top_down").fit(Xw, yw)
     result = {"warmup_wall": time.perf_counter() - wall, "warmup_cpu": time.process_time() - cpu,
               "cells": []}
     for name in datasets:
@@ -333,6 +345,7 @@ def fit_timings(data_dir: Path, datasets, splits: int, repeats: int) -> dict:
                     seconds[key] += t
                     if key != "sk":
                         tree = fitted if key.endswith("_grow") else fitted.tree_
+                        tree = getattr(tree, "flat", tree)  # the flat tree of any revision
                         for array in TREE_ARRAYS:
                             digest.update(np.ascontiguousarray(getattr(tree, array)).tobytes())
             result["cells"].append({"dataset": name, "setting": label, **seconds,

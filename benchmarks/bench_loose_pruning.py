@@ -45,7 +45,7 @@ def _synthetic_tree(rows: int, leaves: int, n_classes: int = 2):
         y = np.digitize(score, np.quantile(score, np.linspace(0, 1, n_classes + 1)[1:-1]))
     model = DecisionTreeClassifier(splitter="hist", max_leaf_nodes=leaves, growth="top_down",
                                    random_state=0).fit(X, y)
-    return model.tree_
+    return model.tree_.flat
 
 
 def _magic_tree(data_dir: str, leaves: int | None):
@@ -57,7 +57,7 @@ def _magic_tree(data_dir: str, leaves: int | None):
     data = load_dataset(data_dir, "magic")
     X_tr, _, y_tr, _ = train_test_split(data.X, data.y, test_size=0.25, random_state=1)
     return DecisionTreeClassifier(max_leaf_nodes=leaves, categorical_features=None,
-                                  random_state=0).fit(X_tr, y_tr).tree_
+                                  random_state=0).fit(X_tr, y_tr).tree_.flat
 
 
 def _timed(tree, variant, search):

@@ -101,7 +101,7 @@ def main() -> None:
                 counts = [info["steps"], info["candidates_seen"], info["exact_evaluations"]]
                 bounds = [f"{info['initial_bound']:.3f}", f"{result.objective:.3f}"]
             if variant == "tight":
-                floor = _path_only_seconds(grown.tree_, info)
+                floor = _path_only_seconds(grown.tree_.flat, info)
             cells = [name, "categorical" if categorical else "real", len(y_tr), variant,
                      grown.get_n_leaves(), result.tree.n_leaves, *counts, f"{cpu:.1f}",
                      f"{wall:.1f}", f"{floor:.2f}" if variant == "tight" else "", "",
@@ -160,7 +160,7 @@ def _table_timing(name, grown):
     from treebound.theory import PartitioningCache, TreeStructure, _regimes
     from treebound.theory.partitioning import ensure_log_tables, log_growth_function_upper_bound
 
-    tree = grown.tree_
+    tree = grown.tree_.flat
     shape = TreeStructure.from_tree(tree).canonical()
     m, n = int(tree.n_node_samples[0]), tree.n_classes
     ell = effective_n_features(tree.n_categories)

@@ -91,14 +91,14 @@ def test_categorical_and_multiway_trees():
     binary = DecisionTreeClassifier(max_leaf_nodes=10, growth="top_down").fit(X, y)
     multiway = DecisionTreeClassifier(max_leaf_nodes=10, growth="top_down",
                                       categorical_split="multiway").fit(X, y)
-    assert not binary.tree_.is_binary or True
-    assert not multiway.tree_.is_binary  # the five-level feature is used
+    assert not binary.tree_.flat.is_binary or True
+    assert not multiway.tree_.flat.is_binary  # the five-level feature is used
     for model in (binary, multiway):
         for method in ("auto", "hti", "compression", "shawe_taylor"):
             c = certify(model, X, y, method=method)
             assert c.n_errors / c.n_examples <= c.risk_upper_bound
         assert certify(model, X, y).risk_upper_bound < 1.0
-    assert may_grow_multiway(multiway, multiway.tree_.n_categories)
+    assert may_grow_multiway(multiway, multiway.tree_.flat.n_categories)
     assert certify(multiway, X, y, method="hti").details["growth_bound"] == "leaf_assignments"
 
 
@@ -152,7 +152,7 @@ def test_dyadic_trees_get_the_prefix_code_bound():
     with pytest.raises(ValueError, match="prefix_code"):
         certify(DecisionTreeClassifier().fit(X, y), X, y, method="prefix_code")
     # the grid is rebuilt from the compression set: min/max of every split feature
-    used = np.unique(model.tree_.feature[model.tree_.first_child >= 0])
+    used = np.unique(model.tree_.flat.feature[model.tree_.flat.first_child >= 0])
     for f in used:
         assert X[:, f].min() == model.data_min_[f]
         assert X[:, f].max() - X[:, f].min() == model.data_range_[f]
@@ -183,7 +183,7 @@ def test_compression_rebuilds_the_deployed_tree_on_every_input(kind, cancer):
         model = SklearnTree(max_leaf_nodes=15, random_state=0).fit(X, y)
     else:
         model = DecisionTreeClassifier(
-            splitter="hist" if kind == "hist" else "exact", max_bins=16,
+            splitter="hist" if kind == "hist" else "best", max_bins=16,
             max_leaf_nodes=None if kind == "purity" else 15, growth="top_down").fit(X, y)
     deployed = deployed_tree(model, X)
     wrong = deployed.predict_index() != np.searchsorted(deployed.classes, np.asarray(y))
@@ -355,7 +355,7 @@ def test_certificates_cover_the_true_risk_in_simulation():
         X = rng.uniform(size=(400, 2))
         y = (((X[:, 0] > 0.5) ^ (X[:, 1] > 0.7)) ^ (rng.uniform(size=400) < noise)).astype(int)
         model = DecisionTreeClassifier(max_leaf_nodes=6, growth="top_down").fit(X[:200], y[:200])
-        risk = _true_risk(model.tree_, noise)
+        risk = _true_risk(model.tree_.flat, noise)
         covered["auto"] += risk <= certify(model, X[:200], y[:200], delta=delta).risk_upper_bound
         with warnings.catch_warnings():
             warnings.simplefilter("error")

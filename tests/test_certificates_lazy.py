@@ -88,7 +88,7 @@ def test_many_level_categorical_trees_get_theorem9_computed_like_the_direct_sums
     ell = effective_n_features([13, 13, 13])  # 12 declared levels and "anything else" each
     points = 5 * 600  # m + the default ghost sample 4m
     assert 2 * ell > points
-    shape = subtree_structures(cat.tree_)[0].canonical()
+    shape = subtree_structures(cat.tree_.flat)[0].canonical()
     cache = PartitioningCache()
     for child in (shape.left, shape.right):
         log_tables(child, 2, points - 1, ell, "direct", cache)

@@ -128,7 +128,7 @@ def test_fit_prunes_by_the_bound_and_saves_the_bound(tmp_path):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--pruning", "nope"], "parameter 'pruning'"),
+    (["--pruning", "nope"], "'pruning' parameter"),
     (["--pruning", "bound", "--pruning-param", "x"], "KEY=VALUE"),
     (["--pruning", "bound", "--pruning-param", "bogus=1"], "unknown --pruning-param ['bogus']"),
 ])

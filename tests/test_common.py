@@ -22,6 +22,11 @@ def test_every_estimator_has_a_config():
 
 
 def _expected_failures(estimator) -> dict:
+    if (type(estimator).__name__ == "DecisionTreeClassifier" and estimator.pruning is None
+            and not hasattr(estimator, "min_weight_fraction_leaf")):
+        # the check sets min_weight_fraction_leaf=0.01 when the estimator has it (growth with
+        # it is on its way, issue 23); a tree grown to purity ignores the class weights
+        return {"check_class_weight_classifiers": "needs min_weight_fraction_leaf"}
     if getattr(estimator, "pruning", None) in ("ccp_cv", "mcart_cv"):
         # K folds cut a repeated row into different folds than one row of weight 2: the CV
         # estimate, hence the chosen alpha, legitimately differs.

@@ -11,7 +11,7 @@ def test_constant_features_are_never_split_on():
     rng = np.random.default_rng(0)
     X = np.column_stack([np.full(100, 3.0), rng.normal(size=100), np.zeros(100)])
     y = (X[:, 1] > 0).astype(int)
-    tree = DecisionTreeClassifier().fit(X, y).tree_
+    tree = DecisionTreeClassifier().fit(X, y).tree_.flat
     assert set(tree.feature[tree.first_child >= 0]) == {1}
     single = DecisionTreeClassifier().fit(np.ones((20, 2)), np.arange(20) % 2)
     assert single.get_n_leaves() == 1

@@ -93,7 +93,7 @@ def test_irrelevant_features_are_never_split(scale):
     flip = rng.uniform(size=4000) < 0.1
     y[flip] = 1 - y[flip]
     model = DyadicTreeClassifier(max_resolution=4, penalty_scale=scale).fit(X, y)
-    used = set(model.tree_.feature[model.tree_.feature >= 0].tolist())
+    used = set(model.tree_.flat.feature[model.tree_.flat.feature >= 0].tolist())
     assert used == {0}
     assert model.score(X, y) > 0.85
 
@@ -113,7 +113,7 @@ def test_default_resolutions_follow_the_theorems():
 
 def _leaf_of_grid_cell(model, grid_row, resolution):
     """Walk the tree by grid indices only (the search's view of a cell)."""
-    tree = model.tree_
+    tree = model.tree_.flat
     scaling = DyadicScaling(model.data_min_, model.data_range_, resolution)
     node = 0
     while tree.first_child[node] >= 0:
@@ -136,7 +136,7 @@ def test_training_points_are_routed_to_the_cells_of_the_search(variant):
     y = ((X[:, 0] > 0.45) ^ (X[:, 1] > 2e5)).astype(int)
     model = DyadicTreeClassifier(max_resolution=resolution, variant=variant,
                                  penalty_scale=0.2).fit(X, y)
-    tree = model.tree_
+    tree = model.tree_.flat
     leaves = model.apply(X)
     for node in np.flatnonzero(tree.is_leaf):
         routed = y[leaves == node]
@@ -179,12 +179,12 @@ def test_constant_features_are_handled():
     y = (X[:, 1] >= 0.5).astype(int)
     free = DyadicTreeClassifier(max_resolution=2).fit(X, y)
     assert free.score(X, y) == 1.0
-    assert set(free.tree_.feature[free.tree_.feature >= 0].tolist()) == {1}
+    assert set(free.tree_.flat.feature[free.tree_.flat.feature >= 0].tolist()) == {1}
     assert np.array_equal(free.data_range_, [1.0, 1.0, 1.0])
     # a cyclic tree must split the constant coordinate first: everything goes to one side
     cyclic = DyadicTreeClassifier(max_resolution=2, variant="cyclic", penalty_scale=0.3)
     cyclic.fit(X, y)
-    assert cyclic.tree_.feature[0] == 0
+    assert cyclic.tree_.flat.feature[0] == 0
     assert cyclic.score(X, y) == 1.0
 
 
@@ -194,7 +194,7 @@ def test_empty_leaves_predict_like_their_parent():
     X = np.vstack([rng.uniform(0, 0.2, size=(300, 2)), [[1.0, 1.0]]])
     y = np.append((X[:-1, 0] > 0.1).astype(int), 1)
     model = DyadicTreeClassifier(max_resolution=4, penalty_scale=0.1).fit(X, y)
-    tree = model.tree_
+    tree = model.tree_.flat
     empty = np.flatnonzero(tree.is_leaf & (tree.n_node_samples == 0))
     assert empty.size > 0
     for node in empty:
@@ -256,13 +256,13 @@ def test_budget_exceeded_names_the_estimated_cell_count():
 
 
 @pytest.mark.parametrize("params, message", [
-    ({"penalty": "bound"}, "parameter 'penalty' must be one of 'spatially_adaptive'"),
-    ({"variant": "random"}, "parameter 'variant' must be one of 'free', 'cyclic'"),
-    ({"max_resolution": -1}, "parameter 'max_resolution'"),
-    ({"max_resolution": 31}, "parameter 'max_resolution'"),
-    ({"delta": 0.0}, "parameter 'delta'"),
-    ({"penalty_scale": -1.0}, "parameter 'penalty_scale'"),
-    ({"max_cells": 0}, "parameter 'max_cells'"),
+    ({"penalty": "bound"}, "'penalty' parameter of DyadicTreeClassifier must be one of 'spatially_adaptive'"),
+    ({"variant": "random"}, "'variant' parameter of DyadicTreeClassifier must be one of 'free', 'cyclic'"),
+    ({"max_resolution": -1}, "'max_resolution' parameter"),
+    ({"max_resolution": 31}, "'max_resolution' parameter"),
+    ({"delta": 0.0}, "'delta' parameter"),
+    ({"penalty_scale": -1.0}, "'penalty_scale' parameter"),
+    ({"max_cells": 0}, "'max_cells' parameter"),
 ])
 def test_bad_parameters_are_named(params, message):
     X = np.arange(20.0).reshape(10, 2)

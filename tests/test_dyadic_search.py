@@ -121,7 +121,7 @@ def test_free_is_strictly_better_than_cyclic_when_the_boundary_needs_the_second_
 def test_returned_objective_is_the_search_value_and_recomputes_from_the_tree():
     X, y = dyadic_data(1, 200, 2, denominator=64)
     model = DyadicTreeClassifier(max_resolution=4, penalty_scale=0.2).fit(X, y)
-    tree = model.tree_
+    tree = model.tree_.flat
     leaves = tree.is_leaf
     sizes = tree.n_node_samples[leaves]
     errors = sizes - np.where(sizes > 0, tree.value[leaves].max(axis=1), 0)

@@ -104,7 +104,7 @@ def test_tree_population_error_equals_the_truth_table_error(probabilities):
                                    categorical_features=None).fit(X, dnf.evaluate(X))
     table = TruthTable(dnf, dist)
     wrong = model.predict(table.X) != table.y
-    assert tree_population_error(model.tree_, model.classes_, dnf, dist) == pytest.approx(
+    assert tree_population_error(model.tree_.flat, model.classes_, dnf, dist) == pytest.approx(
         float(table.weight[wrong].sum()), abs=1e-14
     )
 

@@ -212,7 +212,7 @@ def test_long_pruning_paths_are_refused_before_reading_them():
 def test_the_stored_certificate_must_fit_the_tree():
     model, _ = MODELS["numeric"]
     doc = _doc()
-    assert doc["extra"]["certificate"]["n_examples"] == model.tree_.n_node_samples[0]
+    assert doc["extra"]["certificate"]["n_examples"] == model.tree_.flat.n_node_samples[0]
     doc["extra"]["certificate"]["n_examples"] = 3
     doc["extra"]["certificate"]["n_errors"] = 0
     with pytest.raises(ValueError, match="certificate counts 3 rows"):
@@ -274,8 +274,8 @@ def test_edited_statistics_fail_cleanly_or_stay_consistent(case):
         loaded = cls.from_dict(doc)
     except ValueError:
         return
-    loaded.tree_.validate()  # whatever loads satisfies the statistics contract
-    if name != "regressor" and loaded.tree_.is_binary:
+    loaded.tree_.flat.validate()  # whatever loads satisfies the statistics contract
+    if name != "regressor" and loaded.tree_.flat.is_binary:
         result = prune(loaded, method="bound")
         assert result.objective is None or 0.0 <= result.objective < 1e6
 

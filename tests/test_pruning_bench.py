@@ -188,9 +188,9 @@ def test_paper_cart_matches_its_reference(seed):
     def fold_grow(Xf, yf):  # the fold's classes are all three: indices agree with the model's
         fold = DecisionTreeClassifier(**model.get_params()).fit(Xf, model.classes_[yf])
         assert fold.classes_.tolist() == model.classes_.tolist()
-        return fold.tree_
+        return fold.tree_.flat
 
-    reference, ref_threshold = _reference_paper_cart(model.tree_, X, index, fold_grow, 5)
+    reference, ref_threshold = _reference_paper_cart(model.tree_.flat, X, index, fold_grow, 5)
     assert threshold == ref_threshold
     assert pruned.n_leaves == reference.n_leaves
     assert np.array_equal(pruned.apply(X), reference.apply(X))

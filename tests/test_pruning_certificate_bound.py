@@ -48,7 +48,7 @@ def _compression(tree, old_to_new, X, y, pairs, ell_log_w):
 
 
 def _naive(grown, X, y, objective):
-    tree = grown.tree_
+    tree = grown.tree_.flat
     ell_log_w = math.log(2 * X.shape[1])
     pairs = None
     if objective == "compression":
@@ -130,6 +130,6 @@ def test_the_former_names_of_objective_still_work_with_a_future_warning():
                                ).fit(X, y)
     grown = DecisionTreeClassifier(max_leaf_nodes=12, growth="top_down").fit(X, y)
     with pytest.warns(FutureWarning, match="criterion"):
-        old = prune_by_certificate(grown.tree_, grown.encode(X), y, criterion="compression")
-    new = prune_by_certificate(grown.tree_, grown.encode(X), y, objective="compression")
+        old = prune_by_certificate(grown.tree_.flat, grown.encode(X), y, criterion="compression")
+    new = prune_by_certificate(grown.tree_.flat, grown.encode(X), y, objective="compression")
     assert old.objective == new.objective and old.path == new.path

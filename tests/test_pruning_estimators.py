@@ -36,22 +36,22 @@ def test_every_method_prunes_a_subtree_and_sets_attributes(cancer, method):
     assert model.pruning_path_[0][0] >= model.pruning_path_[-1][0]
     assert (model.pruning_objective_ is not None) == (method in ("bound", "srm"))
     if method != "reduced_error":  # reduced_error grows on 80 % of the data
-        mask = np.zeros(grown.tree_.n_nodes, dtype=bool)
+        mask = np.zeros(grown.tree_.flat.n_nodes, dtype=bool)
         result = prune(grown, X, y, method=method, random_state=None)
         mask |= result.make_leaf
-        assert is_pruned_subtree(grown.tree_, result.tree, result.old_to_new)
-        assert np.array_equal(result.tree.first_child, model.tree_.first_child)
+        assert is_pruned_subtree(grown.tree_.flat, result.tree, result.old_to_new)
+        assert np.array_equal(result.tree.first_child, model.tree_.flat.first_child)
     assert model.score(X, y) > 0.85
 
 
 def test_prune_returns_a_copy_with_fitted_attributes(cancer):
     X, y = cancer
     grown = DecisionTreeClassifier(random_state=0).fit(X, y)
-    before = grown.tree_.n_nodes
+    before = grown.tree_.flat.n_nodes
     result = prune(grown, method="bound", variant="loose")
-    assert grown.tree_.n_nodes == before  # the input is untouched
+    assert grown.tree_.flat.n_nodes == before  # the input is untouched
     est = result.estimator
-    assert est is not grown and est.tree_ is result.tree
+    assert est is not grown and est.tree_.flat is result.tree
     assert est.pruning_objective_ == result.objective and est.pruning_path_ == list(result.path)
     assert est.pruning is None  # constructor parameters are left as they were
     assert np.array_equal(est.predict(X), grown.classes_[result.tree.majority_class[
@@ -61,14 +61,14 @@ def test_prune_returns_a_copy_with_fitted_attributes(cancer):
 def test_prune_a_bare_tree_and_the_cv_methods_need_settings(cancer):
     X, y = cancer
     grown = DecisionTreeClassifier(random_state=0, max_leaf_nodes=20).fit(X, y)
-    result = prune(grown.tree_, method="srm")
+    result = prune(grown.tree_.flat, method="srm")
     assert result.estimator is None and result.tree.n_leaves <= 20
     with pytest.raises(ValueError, match="settings"):
-        prune(grown.tree_, X, y, method="ccp_cv")
+        prune(grown.tree_.flat, X, y, method="ccp_cv")
     from treebound.tree._classes import growth_settings
 
     settings = growth_settings(grown, *X.shape)
-    bare = prune(grown.tree_, X, y, method="ccp_cv", settings=settings, random_state=3)
+    bare = prune(grown.tree_.flat, X, y, method="ccp_cv", settings=settings, random_state=3)
     assert bare.tree.n_leaves == prune(grown, X, y, method="ccp_cv", random_state=3).n_leaves
     with pytest.raises(ValueError, match="needs the data"):
         prune(grown, method="reduced_error")
@@ -225,7 +225,7 @@ def test_weighted_node_statistics_give_no_bound(method, heavy):
     assert model.pruning_info_["bound_withheld"] == "non-uniform sample_weight"
     training_error = np.mean(model.predict(X) != y)
     assert model.certificate_.risk_upper_bound >= training_error
-    assert np.all(np.isfinite(model.tree_.impurity))  # extreme weights are rescaled exactly
+    assert np.all(np.isfinite(model.tree_.flat.impurity))  # extreme weights are rescaled exactly
     DecisionTreeClassifier.from_dict(model.to_dict())
 
 
@@ -271,8 +271,8 @@ def test_extreme_weights_grow_the_same_tree_as_moderate_ones():
     for scale in (2.0**300, 2.0**-300):
         scaled = DecisionTreeClassifier(criterion="entropy").fit(X, y,
                                                                  sample_weight=weights * scale)
-        assert np.array_equal(scaled.tree_.threshold, base.tree_.threshold, equal_nan=True)
-        assert np.array_equal(scaled.tree_.feature, base.tree_.feature)
+        assert np.array_equal(scaled.tree_.flat.threshold, base.tree_.flat.threshold, equal_nan=True)
+        assert np.array_equal(scaled.tree_.flat.feature, base.tree_.flat.feature)
     assert rescale_extreme_weights(np.array([1e308, 1e-308]))[1] > 0
     moderate = np.array([1.0, 3.0])
     assert rescale_extreme_weights(moderate) is moderate

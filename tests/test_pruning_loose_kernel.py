@@ -210,7 +210,7 @@ def _fitted_trees():
             pick = np.random.default_rng(10 * i + seed).random(len(y)) < 0.8
             model = DecisionTreeClassifier(max_leaf_nodes=leaves, growth=growth,
                                            random_state=seed).fit(X[pick], y[pick])
-            trees.append(model.tree_)
+            trees.append(model.tree_.flat)
     return trees
 
 

@@ -15,7 +15,7 @@ from treebound import (
 )
 
 
-@pytest.mark.parametrize("splitter", ["exact", "hist"])
+@pytest.mark.parametrize("splitter", ["best", "hist"])
 @pytest.mark.parametrize("growth", ["depth_first", "top_down", "best_first", "purest_children"])
 def test_real_data_sanity(splitter, growth):
     for loader in (load_iris, load_wine):
@@ -57,15 +57,13 @@ def test_bad_training_data_gets_a_clear_error(make_X, message):
 
 def test_bad_targets_and_options():
     X, y = load_iris(return_X_y=True)
-    with pytest.raises(ValueError, match="only one class"):
-        DecisionTreeClassifier().fit(X, np.zeros(len(y)))
     with pytest.raises(ValueError, match="150 samples but y has 149"):
         DecisionTreeClassifier().fit(X, y[:-1])
     with pytest.raises(ValueError, match="Unknown label type"):
         DecisionTreeClassifier().fit(X, X[:, 0] + 0.5)
-    with pytest.raises(ValueError, match="'criterion' must be one of"):
+    with pytest.raises(ValueError, match="'criterion' parameter of DecisionTreeClassifier must be one of"):
         DecisionTreeClassifier(criterion="gain").fit(X, y)
-    with pytest.raises(ValueError, match="'growth' must be one of"):
+    with pytest.raises(ValueError, match="'growth' parameter of DecisionTreeClassifier must be one of"):
         DecisionTreeClassifier(growth="breadth").fit(X, y)
     with pytest.raises(ValueError, match="'max_depth'"):
         DecisionTreeClassifier(max_depth=-1).fit(X, y)

@@ -16,6 +16,8 @@ MODULES = [
     "treebound.tree._fit",
     "treebound.tree._prune",
     "treebound._flat._storage",
+    "treebound._flat._sklearn_view",
+    "treebound.tree._sklearn_api",
     "treebound.tree._export",
     "treebound.tree._model_io",
     "treebound.tree._plot",

@@ -32,8 +32,8 @@ def test_best_first_differs_from_top_down_as_spec_says():
     assert impurity_mass([99, 21], "gini") == pytest.approx(34.65)
     assert impurity_mass([95, 5], "gini") == pytest.approx(9.5)
     assert impurity_mass([4, 16], "gini") == pytest.approx(6.4)
-    top = DecisionTreeClassifier(growth="top_down", max_leaf_nodes=3).fit(X, y).tree_
-    best = DecisionTreeClassifier(growth="best_first", max_leaf_nodes=3).fit(X, y).tree_
+    top = DecisionTreeClassifier(growth="top_down", max_leaf_nodes=3).fit(X, y).tree_.flat
+    best = DecisionTreeClassifier(growth="best_first", max_leaf_nodes=3).fit(X, y).tree_.flat
     for tree in (top, best):
         assert tree.feature[0] == 0 and tree.n_leaves == 3
     # which root child was split: A is child slot 0 (x0 <= 0.5), B slot 1
@@ -71,7 +71,7 @@ def test_purest_children_picks_lowest_normalised_child_impurity():
     assert impurity_mass([87, 12], "gini") == pytest.approx(21.0909, abs=1e-4)
     split_group = {}
     for growth in ("top_down", "best_first", "purest_children"):
-        tree = DecisionTreeClassifier(growth=growth, max_leaf_nodes=3).fit(X, y).tree_
+        tree = DecisionTreeClassifier(growth=growth, max_leaf_nodes=3).fit(X, y).tree_.flat
         assert tree.feature[0] == 0
         p_node, q_node = tree.first_child[0], tree.first_child[0] + 1
         assert (tree.first_child[p_node] >= 0) != (tree.first_child[q_node] >= 0)
@@ -90,7 +90,7 @@ def test_training_error_never_increases_with_a_split(seed, growth):
     for leaves in range(2, 16):
         model = DecisionTreeClassifier(growth=growth, max_leaf_nodes=leaves).fit(X, y)
         assert model.get_n_leaves() <= leaves
-        errors.append(training_error(model.tree_, X, y))
+        errors.append(training_error(model.tree_.flat, X, y))
     assert all(b <= a for a, b in zip(errors, errors[1:], strict=False))
 
 
@@ -109,7 +109,7 @@ _TRANSFORMS = [np.exp, np.arctan, lambda v: v**3 + v, lambda v: 10.0 * v - 3.0]
 
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 10_000), transform=st.sampled_from(range(len(_TRANSFORMS))),
-       splitter=st.sampled_from(["exact", "hist"]), growth=st.sampled_from(
+       splitter=st.sampled_from(["best", "hist"]), growth=st.sampled_from(
            ["depth_first", "top_down", "best_first", "purest_children"]))
 def test_predictions_invariant_to_increasing_transforms(seed, transform, splitter, growth):
     rng = np.random.default_rng(seed)
@@ -120,12 +120,12 @@ def test_predictions_invariant_to_increasing_transforms(seed, transform, splitte
     a = DecisionTreeClassifier(**kw).fit(X, y)
     b = DecisionTreeClassifier(**kw).fit(f(X), y)
     np.testing.assert_array_equal(a.predict(X), b.predict(f(X)))
-    np.testing.assert_array_equal(a.tree_.feature, b.tree_.feature)
-    np.testing.assert_array_equal(a.tree_.n_node_samples, b.tree_.n_node_samples)
+    np.testing.assert_array_equal(a.tree_.flat.feature, b.tree_.flat.feature)
+    np.testing.assert_array_equal(a.tree_.flat.n_node_samples, b.tree_.flat.n_node_samples)
 
 
 @settings(max_examples=30, deadline=None)
-@given(seed=st.integers(0, 10_000), splitter=st.sampled_from(["exact", "hist"]))
+@given(seed=st.integers(0, 10_000), splitter=st.sampled_from(["best", "hist"]))
 def test_row_order_does_not_change_the_tree(seed, splitter):
     rng = np.random.default_rng(seed)
     X = rng.integers(0, 5, size=(60, 4)).astype(float)  # many ties on purpose
@@ -140,15 +140,15 @@ def test_stopping_rules():
     rng = np.random.default_rng(3)
     X = rng.normal(size=(400, 4))
     y = rng.integers(0, 2, 400)
-    tree = DecisionTreeClassifier(max_depth=3).fit(X, y).tree_
+    tree = DecisionTreeClassifier(max_depth=3).fit(X, y).tree_.flat
     assert tree.max_depth <= 3
-    tree = DecisionTreeClassifier(min_samples_split=50).fit(X, y).tree_
+    tree = DecisionTreeClassifier(min_samples_split=50).fit(X, y).tree_.flat
     assert tree.n_node_samples[tree.first_child >= 0].min() >= 50
-    tree = DecisionTreeClassifier(min_samples_leaf=0.05).fit(X, y).tree_
+    tree = DecisionTreeClassifier(min_samples_leaf=0.05).fit(X, y).tree_.flat
     assert tree.n_node_samples[tree.first_child < 0].min() >= 20
     mid = 0.01
     model = DecisionTreeClassifier(min_impurity_decrease=mid).fit(X, y)
-    tree = model.tree_
+    tree = model.tree_.flat
     for node in np.flatnonzero(tree.first_child >= 0):
         children = tree.children(node)
         gain = tree.impurity[node] * tree.weighted_n_node_samples[node] - sum(
@@ -164,7 +164,7 @@ def test_max_features_is_seeded():
     b = DecisionTreeClassifier(max_features=3, random_state=7).fit(X, y)
     assert a.to_dict()["tree"] == b.to_dict()["tree"]
     others = {tuple(DecisionTreeClassifier(max_features=3, random_state=s).fit(X, y)
-                    .tree_.feature[:3]) for s in range(8)}
+                    .tree_.flat.feature[:3]) for s in range(8)}
     assert len(others) > 1  # the seed really changes which features are examined
 
 
@@ -176,7 +176,7 @@ def test_regression_tree_predicts_leaf_means():
         model = DecisionTreeRegressor(growth=growth, max_leaf_nodes=10).fit(X, y)
         leaves = model.apply(X)
         for leaf in np.unique(leaves):
-            assert model.tree_.value[leaf, 0] == pytest.approx(y[leaves == leaf].mean())
+            assert model.tree_.flat.value[leaf, 0] == pytest.approx(y[leaves == leaf].mean())
         assert model.score(X, y) > 0.8
 
 
@@ -185,7 +185,7 @@ def test_node_impurities_follow_spec_definitions(criterion):
     rng = np.random.default_rng(6)
     X = rng.normal(size=(150, 3))
     y = rng.integers(0, 3, 150)
-    tree = DecisionTreeClassifier(criterion=criterion, max_leaf_nodes=6).fit(X, y).tree_
+    tree = DecisionTreeClassifier(criterion=criterion, max_leaf_nodes=6).fit(X, y).tree_.flat
     for node in range(tree.n_nodes):
         counts = tree.value[node]
         expected = impurity_mass(counts, criterion) / counts.sum()

@@ -27,7 +27,7 @@ def test_every_node_gets_a_label_with_names_and_counts():
     ax = plot_tree(model)
     texts = [t.get_text() for t in ax.texts]
     node_texts = [t for t in texts if "n = " in t or "/" in t]
-    assert len(node_texts) >= model.tree_.n_nodes
+    assert len(node_texts) >= model.tree_.flat.n_nodes
     assert any("age <= " in t for t in texts)
     assert any("color?" in t for t in texts)
     assert any("red" in t for t in texts)  # the category set on an edge
@@ -40,7 +40,7 @@ def test_max_depth_cuts_the_drawing_and_regression_values_show():
     _, ax = plt.subplots()
     assert plot_tree(model, ax=ax, max_depth=2) is ax
     assert any(t.get_text().startswith("...") for t in ax.texts)
-    assert plot_tree(model.tree_) is not None  # a bare Tree works too
+    assert plot_tree(model.tree_.flat) is not None  # a bare Tree works too
 
 
 def _path_tree(depth: int):
@@ -87,7 +87,7 @@ def test_big_trees_get_a_default_depth_and_a_bounded_figure():
     X = rng.normal(size=(3000, 4))
     y = rng.integers(0, 2, 3000)
     model = DecisionTreeClassifier(max_leaf_nodes=615, growth="top_down").fit(X, y)
-    depth = auto_max_depth(model.tree_, 64)
+    depth = auto_max_depth(model.tree_.flat, 64)
     assert depth is not None and depth < model.get_depth()
     ax = plot_tree(model)
     width, height = ax.figure.get_size_inches()
@@ -99,7 +99,7 @@ def test_big_trees_get_a_default_depth_and_a_bounded_figure():
     with pytest.raises(ResourceLimitError, match="plot_tree of"):
         plot_tree(model, max_depth=None)  # 1,229 nodes: refused before drawing
     small = DecisionTreeClassifier(max_leaf_nodes=6).fit(X, y)
-    assert auto_max_depth(small.tree_) is None  # small trees are drawn whole
+    assert auto_max_depth(small.tree_.flat) is None  # small trees are drawn whole
     for bad in ("deep", -1, 2.5):
         with pytest.raises(ValueError, match="max_depth"):
             plot_tree(small, max_depth=bad)

@@ -42,14 +42,14 @@ def test_apply_and_decision_path_agree_with_naive_routing(split):
     model = DecisionTreeClassifier(categorical_split=split).fit(frame, y)
     X_enc = model.encoder_.transform(frame)
     leaves = model.apply(frame)
-    np.testing.assert_array_equal(leaves, _naive_apply(model.tree_, X_enc))
+    np.testing.assert_array_equal(leaves, _naive_apply(model.tree_.flat, X_enc))
     path = model.decision_path(frame)
     for r in range(0, len(y), 37):
         nodes = path[r].indices
         assert nodes[0] == 0 and leaves[r] in nodes
-        depth = model.tree_.node_depth[leaves[r]]
+        depth = model.tree_.flat.node_depth[leaves[r]]
         assert len(nodes) == depth + 1
-    assert model.tree_.validate() is model.tree_
+    assert model.tree_.flat.validate() is model.tree_.flat
 
 
 def test_numeric_tree_uses_the_batched_router():
@@ -57,16 +57,16 @@ def test_numeric_tree_uses_the_batched_router():
     X = rng.normal(size=(1000, 5))
     y = (np.sin(3 * X[:, 0]) + X[:, 1] > 0).astype(int)
     model = DecisionTreeClassifier().fit(X, y)  # deep tree, uneven depths
-    np.testing.assert_array_equal(model.apply(X), _naive_apply(model.tree_, X))
+    np.testing.assert_array_equal(model.apply(X), _naive_apply(model.tree_.flat, X))
     X_test = rng.normal(size=(333, 5)) * 3
-    np.testing.assert_array_equal(model.apply(X_test), _naive_apply(model.tree_, X_test))
+    np.testing.assert_array_equal(model.apply(X_test), _naive_apply(model.tree_.flat, X_test))
 
 
 def test_collapse_keeps_a_valid_subtree():
     rng = np.random.default_rng(2)
     X = rng.normal(size=(400, 3))
     y = rng.integers(0, 3, 400)
-    tree = DecisionTreeClassifier(max_leaf_nodes=30).fit(X, y).tree_
+    tree = DecisionTreeClassifier(max_leaf_nodes=30).fit(X, y).tree_.flat
     mask = np.zeros(tree.n_nodes, dtype=bool)
     internal = np.flatnonzero(tree.first_child >= 0)
     mask[internal[1::3]] = True
@@ -94,7 +94,7 @@ def test_collapse_keeps_a_valid_subtree():
 
 def test_tree_dict_round_trip_and_validation():
     frame, y = _mixed_frame()
-    tree = DecisionTreeClassifier(categorical_split="multiway").fit(frame, y).tree_
+    tree = DecisionTreeClassifier(categorical_split="multiway").fit(frame, y).tree_.flat
     again = Tree.from_dict(tree.to_dict())
     assert again.to_dict() == tree.to_dict()
     bad = tree.to_dict()
@@ -113,10 +113,10 @@ def test_tree_dict_round_trip_and_validation():
 
 def test_children_left_right_only_for_binary_trees():
     frame, y = _mixed_frame()
-    binary = DecisionTreeClassifier().fit(frame, y).tree_
+    binary = DecisionTreeClassifier().fit(frame, y).tree_.flat
     assert np.all(binary.children_right[binary.first_child >= 0] ==
                   binary.first_child[binary.first_child >= 0] + 1)
-    multi = DecisionTreeClassifier(categorical_split="multiway").fit(frame, y).tree_
+    multi = DecisionTreeClassifier(categorical_split="multiway").fit(frame, y).tree_.flat
     if not multi.is_binary:
         with pytest.raises(ValueError, match="multiway"):
             _ = multi.children_left
@@ -130,7 +130,7 @@ def test_export_text_names_features_thresholds_and_categories():
     assert "age <= " in text and "class: " in text
     deep = DecisionTreeClassifier(max_depth=3).fit(frame, y)
     truncated = export_text(deep, max_depth=1)
-    n_internal_children = sum(deep.tree_.first_child[c] >= 0 for c in deep.tree_.children(0))
+    n_internal_children = sum(deep.tree_.flat.first_child[c] >= 0 for c in deep.tree_.flat.children(0))
     assert truncated.count("subtree of") == n_internal_children > 0
 
 

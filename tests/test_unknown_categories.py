@@ -59,10 +59,10 @@ def test_unseen_levels_follow_the_heaviest_child(split, estimator):
     codes = model.encode(new)
     assert set(codes[:, 1]) <= {0, 7} and codes[0, 1] == 7 and codes[2, 1] == 7
     leaves = model.apply(new)
-    expected = [_walk(model.tree_, None, row) for row in codes]
+    expected = [_walk(model.tree_.flat, None, row) for row in codes]
     assert leaves.tolist() == expected
     assert len(model.predict(new)) == 60
-    assert model.decision_path(new).shape == (60, model.tree_.n_nodes)
+    assert model.decision_path(new).shape == (60, model.tree_.flat.n_nodes)
     strict = estimator(categorical_split=split, max_leaf_nodes=12, growth="top_down",
                        handle_unknown="error").fit(frame, target)
     with pytest.raises(ValueError, match="not seen during fit"):
@@ -83,7 +83,7 @@ def test_unseen_goes_where_the_absent_levels_went():
     frame = pd.DataFrame({"x": x, "c": c})
     y = np.where(np.isin(c, ["b", "e", "f", "i"]) ^ (rng.random(n) < 0.1), "p", "q")
     model = DecisionTreeClassifier(growth="top_down", max_leaf_nodes=30).fit(frame, y)
-    tree = model.tree_
+    tree = model.tree_.flat
     unseen = tree.unseen_child
     checked = 0
     for node in np.flatnonzero((tree.first_child >= 0) & (tree.category_offset >= 0)):
@@ -182,7 +182,7 @@ def test_fifty_declared_levels_are_counted_as_fifty_not_the_six_seen():
     assert model.tree_.n_categories.tolist() == [0, 6]
     assert model.encoder_.declared_levels == [None, 50]
     counts = log_test_counts(model.tree_, counted_levels(model.tree_.n_categories,
-                                                         model.encoder_.declared_levels))
+                                                              model.encoder_.declared_levels))
     # per binary node ln(2 + 2^51 - 2) = 35.35, where the 6 seen levels gave ln(2^7) = 4.85
     assert counts.max() == pytest.approx(51 * math.log(2), rel=1e-12)
     assert 35.3 < counts.max() < 35.4
@@ -232,8 +232,8 @@ def test_a_high_cardinality_feature_does_not_overflow_the_counts():
     y = (frame.x > 0).astype(int)
     model = DecisionTreeClassifier(max_leaf_nodes=4, growth="top_down",
                                    categorical_levels={"id": n}).fit(frame, y)
-    counts = log_test_counts(model.tree_, counted_levels(model.tree_.n_categories,
-                                                         model.encoder_.declared_levels))
+    counts = log_test_counts(model.tree_.flat, counted_levels(model.tree_.flat.n_categories,
+                                                              model.encoder_.declared_levels))
     assert np.all(np.isfinite(counts)) and counts.max() > 3000 * math.log(2)
     assert 0 < model.certificate_.risk_upper_bound <= 1
     multi = DecisionTreeClassifier(categorical_split="multiway", max_leaf_nodes=4,
@@ -244,7 +244,7 @@ def test_a_high_cardinality_feature_does_not_overflow_the_counts():
 def test_the_unseen_value_makes_categorical_certificates_larger():
     frame, y = _data(seed=4)
     model = DecisionTreeClassifier(max_leaf_nodes=6, growth="top_down").fit(frame, y)
-    tree = model.tree_
+    tree = model.tree_.flat
     with_unseen = log_test_counts(tree, seen_levels(tree.n_categories)).sum()
     # the counts of the known levels alone, as the certificates had them before issue 15
     n_cat = tree.n_categories

@@ -45,7 +45,7 @@ def time_dataset(data, n_splits: int, max_leaves: int = 40) -> list[dict]:
         X_tr, _, y_tr, _ = train_test_split(data.X, data.y, test_size=0.25,
                                             random_state=10 * i + 1)
         tree = DecisionTreeClassifier(growth="purest_children", max_leaf_nodes=max_leaves,
-                                      random_state=0).fit(X_tr, y_tr).tree_
+                                      random_state=0).fit(X_tr, y_tr).tree_.flat
         if i == 0:  # untimed: numba dispatch, Stirling tables, imports
             for search in SEARCHES:
                 _timed(tree, search)

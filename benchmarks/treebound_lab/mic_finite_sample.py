@@ -238,7 +238,7 @@ def _fit_and_score(experiment, dnf, dist, name, size_index, repetition):
                 "repetition": repetition,
                 "algorithm": ALGORITHMS[algorithm],
                 "test_error": float(np.mean(model.predict(X_test) != y_test)),
-                "exact_error": tree_population_error(model.tree_, model.classes_, dnf, dist),
+                "exact_error": tree_population_error(model.tree_.flat, model.classes_, dnf, dist),
                 "n_leaves": model.get_n_leaves(),
                 "depth": model.get_depth(),
                 "fit_seconds": fit_seconds,

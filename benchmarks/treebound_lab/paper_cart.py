@@ -88,7 +88,7 @@ def paper_cart_cv(model, X, y, n_folds: int = 10):
     Returns
     -------
     pruned : treebound.Tree
-        ``model.tree_`` with the nodes of stored strength at most the threshold collapsed.
+        ``model.tree_.flat`` with the nodes of stored strength at most the threshold collapsed.
     threshold : float
         The chosen threshold.
     """
@@ -96,16 +96,16 @@ def paper_cart_cv(model, X, y, n_folds: int = 10):
     from sklearn.model_selection import KFold
 
     X, y = np.asarray(X), np.asarray(y)
-    cuts = _Cuts(model.tree_)
+    cuts = _Cuts(model.tree_.flat)
     nodes, coefs = cuts.strengths()
     if nodes.size == 0:
-        return model.tree_, 0.0
+        return model.tree_.flat, 0.0
     thresholds = np.sort(coefs)
     errors = np.zeros(thresholds.shape[0])
     for train_idx, val_idx in KFold(n_splits=n_folds).split(X):
         fold = clone(model).fit(X[train_idx], y[train_idx])
         X_val = fold.encode(X[val_idx])
-        fold_cuts = _Cuts(fold.tree_)
+        fold_cuts = _Cuts(fold.tree_.flat)
         for k, threshold in enumerate(thresholds.tolist()):
             fold_cuts.cut(threshold)
             pruned = fold_cuts.pruned()
@@ -115,6 +115,6 @@ def paper_cart_cv(model, X, y, n_folds: int = 10):
     first = int(np.flatnonzero(errors == best)[0])
     last = int(np.flatnonzero(errors == best)[-1])
     threshold = (thresholds[first] + thresholds[last]) / 2.0
-    make_leaf = np.zeros(model.tree_.n_nodes, dtype=bool)
+    make_leaf = np.zeros(model.tree_.flat.n_nodes, dtype=bool)
     make_leaf[nodes[coefs <= threshold]] = True
-    return model.tree_.collapse(make_leaf)[0], float(threshold)
+    return model.tree_.flat.collapse(make_leaf)[0], float(threshold)

@@ -157,7 +157,7 @@ def run_split(task: SplitTask) -> list[dict]:
     rows = []
     models = task.models
     if "original" in models:
-        rows.append(row("original", grown.tree_))
+        rows.append(row("original", grown.tree_.flat))
     for method in ("ccp_cv", "mcart_cv"):
         if method in models or (method == "ccp_cv" and "ccp_cv_1se" in models):
             result, wall, cpu = _timed(lambda m=method: prune(
@@ -165,9 +165,9 @@ def run_split(task: SplitTask) -> list[dict]:
             if method in models:
                 rows.append(row(method, result.tree, wall, cpu))
             if method == "ccp_cv" and "ccp_cv_1se" in models:
-                mask = np.zeros(grown.tree_.n_nodes, dtype=bool)
+                mask = np.zeros(grown.tree_.flat.n_nodes, dtype=bool)
                 mask[result.info["collapsed_1se"]] = True
-                rows.append(row("ccp_cv_1se", grown.tree_.collapse(mask)[0], wall, cpu))
+                rows.append(row("ccp_cv_1se", grown.tree_.flat.collapse(mask)[0], wall, cpu))
     if "ccp_cv_paper" in models:
         from treebound_lab.paper_cart import paper_cart_cv
 
@@ -184,7 +184,7 @@ def run_split(task: SplitTask) -> list[dict]:
         rows.append(row("srm", result.tree, wall, cpu, result.objective))
     if "reduced_error" in models:
         rep = DecisionTreeClassifier(**settings, pruning="reduced_error").fit(X_tr, y_tr)
-        rows.append(row("reduced_error", rep.tree_, rep.pruning_time_, rep.pruning_time_))
+        rows.append(row("reduced_error", rep.tree_.flat, rep.pruning_time_, rep.pruning_time_))
     return rows
 
 

@@ -73,8 +73,8 @@ def run_srm_fold(task: SrmTask) -> list[dict]:
             error = 100.0 * float(np.mean(est.predict(X_test) != task.y[te]))
             rows.append({"dataset": task.dataset, "split_kind": task.split_kind,
                          "repetition": task.repetition, "fold": fold, "model": model,
-                         "error_pct": error, "n_nodes": est.tree_.n_nodes,
-                         "n_leaves": est.tree_.n_leaves, "prune_seconds": est.pruning_time_})
+                         "error_pct": error, "n_nodes": est.tree_.flat.n_nodes,
+                         "n_leaves": est.tree_.flat.n_leaves, "prune_seconds": est.pruning_time_})
     return rows
 
 

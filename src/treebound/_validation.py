@@ -74,7 +74,7 @@ class Interval:
         hi = "inf" if self.high is None else self.high
         left = "[" if self.closed in ("both", "left") and self.low is not None else "("
         right = "]" if self.closed in ("both", "right") and self.high is not None else ")"
-        return f"{kind} in {left}{lo}, {hi}{right}"
+        return f"{kind} in the range {left}{lo}, {hi}{right}"
 
 
 @dataclass(frozen=True)
@@ -105,18 +105,19 @@ class InstanceOf:
 
 
 def validate_parameters(owner: str, params: dict, constraints: dict) -> None:
-    """Raise a ``ValueError`` (bad value) or ``TypeError`` (bad type) naming the parameter."""
+    """Raise a ``ValueError`` (bad value) or ``TypeError`` (bad type) naming the parameter, in
+    scikit-learn's words (``The 'max_depth' parameter of DecisionTreeClassifier must be ...``)."""
     for name, accepted in constraints.items():
         value = params[name]
         if any(value is None if rule is None else rule.accepts(value) for rule in accepted):
             continue
         descriptions = ["None" if rule is None else rule.describe() for rule in accepted]
-        message = (
-            f"{owner}: parameter {name!r} must be {' or '.join(descriptions)}; got {value!r}"
-        )
+        # scikit-learn's wording, so that code matching its messages matches these
+        message = (f"The {name!r} parameter of {owner} must be {' or '.join(descriptions)}. "
+                   f"Got {value!r} instead.")
         if isinstance(value, numbers.Integral) and not isinstance(value, bool) and \
                 not _INT64_MIN <= value <= _INT64_MAX:
-            message += " (beyond the 64-bit integers the tree is built with)"
+            message += " It is beyond the 64-bit integers the tree is built with."
         same_kind = any(
             (rule is None and value is None)
             or (isinstance(rule, Options) and isinstance(value, str))
@@ -137,6 +138,9 @@ def check_sample_weight(sample_weight, n_samples: int) -> np.ndarray:
         weights = np.asarray(sample_weight, dtype=np.float64)
     except (TypeError, ValueError) as exc:
         raise ValueError(f"sample_weight must be numeric: {exc}") from None
+    if weights.ndim == 0:  # a 0-d array is no scalar for scikit-learn: its TypeError
+        raise TypeError("Input should have at least 1 dimension i.e. satisfy `len(x.shape) > "
+                        f"0`, got scalar `{weights!r}` instead.")
     if weights.ndim != 1:
         raise ValueError(f"sample_weight must be 1-D, got shape {weights.shape}")
     if weights.shape[0] != n_samples:

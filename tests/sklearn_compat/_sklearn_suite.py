@@ -265,37 +265,18 @@ EXPECTED_FAILURES: list[Expected] = [
         "test_min_weight_leaf_split_level")),
     Expected("test_tree::test_almost_constant_feature", "kern",
              "scikit-learn's 1e-7 constant-feature threshold in the split search"),
-    Expected("test_tree::test_behaviour_constant_feature_after_splits", "kern",
-             "scikit-learn's max_features sampling (constant features drawn again)"),
+    *(Expected(f"test_tree::{t}", "kern", 'criterion="log_loss"') for t in (
+        "test_iris", "test_criterion_entropy_same_as_log_loss")),
+    Expected("test_tree::test_min_impurity_decrease", "kern", 'criterion="log_loss"',
+             _criterion("log_loss")),
     *(Expected(f"test_monotonic_tree::{t}", "kern", "monotonic_cst") for t in (
         "test_monotonic_constraints_classifications", "test_monotonic_constraints_regressions",
         "test_1d_tree_nodes_values", "test_nd_tree_nodes_values", "test_multiclass_raises",
         "test_multiple_output_raises", "test_bad_monotonic_cst_raises",
         "test_1d_opposite_monotonicity_cst_data")),
     # ---- api: parameters, fitted attributes, tree_, bad input
-    *(Expected(f"test_tree::{t}", "api", "scikit-learn's tree_ (node_count, value shape, "
-               "n_classes array, capacity, -2 at leaves)") for t in (
-        "test_pickle", "test_arrays_persist", "test_decision_path",
-        "test_tree_deserialization_from_read_only_buffer", "test_min_impurity_decrease",
-        "test_empty_leaf_infinite_threshold")),
-    *(Expected(f"test_monotonic_tree::{t}", "api", "scikit-learn's tree_ (node_count, value "
-               "shape)") for t in ("test_assert_1d_reg_tree_children_monotonic_bounded",
-                                   "test_assert_nd_reg_tree_children_monotonic_bounded")),
-    *(Expected(f"test_tree::{t}", "api", "feature_importances_") for t in (
-        "test_importances", "test_importances_raises",
-        "test_importances_gini_equal_squared_error")),
-    Expected("test_tree::test_max_features", "api", "max_features_"),
-    *(Expected(f"test_tree::{t}", "api", 'criterion="log_loss"') for t in (
-        "test_iris", "test_criterion_entropy_same_as_log_loss")),
-    Expected("test_tree::test_apply_path_readonly_all_trees", "api", 'splitter="best"'),
-    *(Expected(f"test_tree::{t}", "api", "ccp_alpha, cost_complexity_pruning_path") for t in (
-        "test_prune_tree_classifier_are_subtrees", "test_prune_tree_regression_are_subtrees",
-        "test_prune_single_node_tree")),
-    Expected("test_tree::test_pure_set", "api", "y with a single class"),
-    Expected("test_tree::test_class_weight_errors", "api", "class_weight"),
-    *(Expected(f"test_tree::{t}", "api", "scikit-learn's errors on bad input") for t in (
-        "test_big_input", "test_sample_weight_invalid", "test_min_sample_split_1_error",
-        "test_no_sparse_y_support")),
+    Expected("test_tree::test_class_weight_errors", "api",
+             "multi-output y in the estimators (class_weight's check of the outputs)"),
 ]
 
 

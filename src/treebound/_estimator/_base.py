@@ -10,6 +10,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from treebound._estimator._model_format import model_from_dict, model_to_dict
 from treebound._flat._labels import fit_labels
+from treebound._flat._sklearn_view import as_flat
 from treebound._validation import validate_parameters
 from treebound.theory.structures import TreeStructure
 
@@ -264,8 +265,12 @@ class TreeClassifierMixin:
     def certificate_(self, value) -> None:
         self.__dict__["_certificate"] = value
 
+    #: Fewest classes ``fit`` accepts (the greedy classifier fits a one-leaf tree on one class).
+    _min_classes = 2
+
     def _encode_target(self, y, n_samples: int) -> np.ndarray:
-        self.classes_, y_enc = fit_labels(y, n_samples, type(self).__name__)
+        self.classes_, y_enc = fit_labels(y, n_samples, type(self).__name__,
+                                          min_classes=self._min_classes)
         return y_enc
 
     def predict_proba(self, X) -> np.ndarray:
@@ -290,7 +295,7 @@ class TreeClassifierMixin:
         [[1.0, 0.0, 0.0]]
         """
         leaves = self.apply(X)
-        counts = self.tree_.value[leaves]
+        counts = as_flat(self.tree_).value[leaves]
         totals = counts.sum(axis=1, keepdims=True)
         uniform = np.full_like(counts, 1.0 / counts.shape[1])
         return np.divide(counts, totals, out=uniform, where=totals > 0)
@@ -343,4 +348,4 @@ class TreeClassifierMixin:
         [0, 1]
         """
         leaves = self.apply(X)
-        return self.classes_[self.tree_.majority_class[leaves]]
+        return self.classes_[as_flat(self.tree_).majority_class[leaves]]

@@ -22,6 +22,7 @@ import numpy as np
 from sklearn.base import is_classifier
 
 from treebound._flat._encoding import FeatureEncoder
+from treebound._flat._sklearn_view import as_flat
 from treebound._flat._storage import Tree
 from treebound._version import __version__
 from treebound.certificates._stored import stored_certificate
@@ -65,7 +66,7 @@ def model_to_dict(model) -> dict:
             if hasattr(model, "feature_names_in_") else None
         ),
         "encoder": model.encoder_.to_dict(),
-        "tree": model.tree_.to_dict(),
+        "tree": as_flat(model.tree_).to_dict(),
         "extra": _json_param(model._extra_state()) if hasattr(model, "_extra_state") else {},
     }
     certificate = getattr(model, "certificate_", None)
@@ -134,6 +135,8 @@ def model_from_dict(cls, data: dict):
     if name != cls.__name__:
         raise ValueError(f"this file holds a {name}, not a {cls.__name__}")
     params = _require(data, "params", dict, "an object of constructor parameters")
+    if hasattr(cls, "_upgrade_params"):  # renamed option values of older files
+        params = cls._upgrade_params(params)
     known = cls().get_params(deep=False)
     unknown = sorted(set(params) - set(known))
     if unknown:
@@ -204,7 +207,7 @@ def _classes_from(data: dict, n_classes: int) -> np.ndarray:
         raise ValueError(f"class labels do not fit dtype {dtype_str}: {exc}") from None
     if classes.ndim != 1 or classes.shape[0] != n_classes:
         raise ValueError(f"model lists {len(values)} classes but the tree has {n_classes}")
-    if classes.shape[0] < 2:
-        raise ValueError("a classifier needs at least 2 classes")
+    if classes.shape[0] < 1:
+        raise ValueError("a classifier needs at least 1 class")
     return classes
 

@@ -35,7 +35,8 @@ def _missing_labels(y: np.ndarray) -> np.ndarray:
     return np.empty(0, dtype=np.int64)
 
 
-def fit_labels(y, n_samples: int, owner: str) -> tuple[np.ndarray, np.ndarray]:
+def fit_labels(y, n_samples: int, owner: str,
+               min_classes: int = 2) -> tuple[np.ndarray, np.ndarray]:
     """The classes of a classifier's training labels and the index of every row's label.
 
     Parameters
@@ -47,6 +48,8 @@ def fit_labels(y, n_samples: int, owner: str) -> tuple[np.ndarray, np.ndarray]:
         Rows of ``X`` (``y`` must have as many).
     owner : str
         The estimator's name, for the error messages.
+    min_classes : int, default=2
+        Fewest distinct labels accepted (1: a single class is a one-leaf tree).
 
     Returns
     -------
@@ -59,7 +62,7 @@ def fit_labels(y, n_samples: int, owner: str) -> tuple[np.ndarray, np.ndarray]:
     ------
     ValueError
         ``y`` missing, a label missing (the error names its row), of another length, mixing
-        label types, continuous, or with a single class.
+        label types, continuous, or with fewer than ``min_classes`` classes.
 
     Examples
     --------
@@ -88,7 +91,7 @@ def fit_labels(y, n_samples: int, owner: str) -> tuple[np.ndarray, np.ndarray]:
         classes, indices = np.unique(y, return_inverse=True)
     except TypeError as exc:
         raise TypeError(f"class labels cannot be ordered ({exc}); use one label type") from None
-    if classes.shape[0] < 2:
+    if classes.shape[0] < min_classes:
         raise ValueError(
             f"y contains only one class ({classes[0]!r}): a classifier needs samples of at "
             "least 2 classes"

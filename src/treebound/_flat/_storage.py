@@ -82,7 +82,7 @@ class Tree:
     Examples
     --------
     >>> from treebound import DecisionTreeClassifier
-    >>> tree = DecisionTreeClassifier().fit([[0.0], [1.0], [2.0]], [0, 1, 1]).tree_
+    >>> tree = DecisionTreeClassifier().fit([[0.0], [1.0], [2.0]], [0, 1, 1]).tree_.flat
     >>> tree.n_nodes, tree.n_leaves, tree.first_child.tolist(), float(tree.threshold[0])
     (3, 2, [1, -1, -1], 0.5)
     >>> tree.value.tolist()  # class counts of the root and of its two leaves
@@ -104,6 +104,12 @@ class Tree:
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
     # ------------------------------------------------------------------ shape
+    @property
+    def flat(self) -> Tree:
+        """The tree itself: ``tree_.flat`` reads the flat tree both from a flat tree and from
+        the greedy estimators' ``tree_``, a scikit-learn-shaped view of one."""
+        return self
+
     @property
     def n_nodes(self) -> int:
         return int(self.first_child.shape[0])
@@ -165,7 +171,7 @@ class Tree:
         Examples
         --------
         >>> from treebound import DecisionTreeClassifier
-        >>> tree = DecisionTreeClassifier().fit([[0.0], [1.0], [2.0]], [0, 1, 1]).tree_
+        >>> tree = DecisionTreeClassifier().fit([[0.0], [1.0], [2.0]], [0, 1, 1]).tree_.flat
         >>> tree.children(0).tolist(), tree.children(1).tolist()
         ([1, 2], [])
         """
@@ -242,7 +248,7 @@ class Tree:
         >>> import pandas as pd
         >>> from treebound import DecisionTreeClassifier
         >>> X = pd.DataFrame({"color": pd.Categorical(["red", "blue", "green", "red"])})
-        >>> tree = DecisionTreeClassifier().fit(X, [0, 1, 1, 0]).tree_
+        >>> tree = DecisionTreeClassifier().fit(X, [0, 1, 1, 0]).tree_.flat
         >>> tree.category_child.tolist()  # blue, green -> slot 1; red -> slot 0
         [1, 1, 0]
         >>> offsets, pooled = tree.category_maps_with_unseen()
@@ -296,7 +302,7 @@ class Tree:
         Examples
         --------
         >>> from treebound import DecisionTreeClassifier
-        >>> tree = DecisionTreeClassifier().fit([[0.0], [1.0], [2.0]], [0, 1, 1]).tree_
+        >>> tree = DecisionTreeClassifier().fit([[0.0], [1.0], [2.0]], [0, 1, 1]).tree_.flat
         >>> tree.apply([[0.2], [1.5]]).tolist()
         [1, 2]
         """
@@ -325,7 +331,7 @@ class Tree:
         Examples
         --------
         >>> from treebound import DecisionTreeClassifier
-        >>> tree = DecisionTreeClassifier().fit([[0.0], [1.0], [2.0]], [0, 1, 1]).tree_
+        >>> tree = DecisionTreeClassifier().fit([[0.0], [1.0], [2.0]], [0, 1, 1]).tree_.flat
         >>> tree.decision_path([[0.2], [1.5]]).toarray().tolist()
         [[1, 1, 0], [1, 0, 1]]
         """
@@ -363,7 +369,7 @@ class Tree:
         Examples
         --------
         >>> from treebound import DecisionTreeClassifier
-        >>> tree = DecisionTreeClassifier().fit([[0.0], [1.0], [2.0]], [0, 1, 1]).tree_
+        >>> tree = DecisionTreeClassifier().fit([[0.0], [1.0], [2.0]], [0, 1, 1]).tree_.flat
         >>> pruned, old_to_new = tree.collapse([True, False, False])
         >>> pruned.n_leaves, pruned.value.tolist(), old_to_new.tolist()
         (1, [[1.0, 2.0]], [0, -1, -1])
@@ -435,7 +441,7 @@ class Tree:
         Examples
         --------
         >>> from treebound import DecisionTreeClassifier
-        >>> tree = DecisionTreeClassifier().fit([[0.0], [1.0], [2.0]], [0, 1, 1]).tree_
+        >>> tree = DecisionTreeClassifier().fit([[0.0], [1.0], [2.0]], [0, 1, 1]).tree_.flat
         >>> twin = tree.copy()
         >>> twin is tree, twin.to_dict() == tree.to_dict()
         (False, True)
@@ -459,7 +465,7 @@ class Tree:
         --------
         >>> import warnings
         >>> from treebound import DecisionTreeClassifier
-        >>> tree = DecisionTreeClassifier().fit([[0.0], [1.0], [2.0]], [0, 1, 1]).tree_
+        >>> tree = DecisionTreeClassifier().fit([[0.0], [1.0], [2.0]], [0, 1, 1]).tree_.flat
         >>> with warnings.catch_warnings():
         ...     warnings.simplefilter("ignore", FutureWarning)
         ...     print(tree.structure())
@@ -494,7 +500,7 @@ class Tree:
         Examples
         --------
         >>> from treebound import DecisionTreeClassifier
-        >>> tree = DecisionTreeClassifier().fit([[0.0], [1.0], [2.0]], [0, 1, 1]).tree_
+        >>> tree = DecisionTreeClassifier().fit([[0.0], [1.0], [2.0]], [0, 1, 1]).tree_.flat
         >>> tree.validate() is tree
         True
         >>> broken = tree.copy()
@@ -519,7 +525,7 @@ class Tree:
         Examples
         --------
         >>> from treebound import DecisionTreeClassifier
-        >>> tree = DecisionTreeClassifier().fit([[0.0], [1.0], [2.0]], [0, 1, 1]).tree_
+        >>> tree = DecisionTreeClassifier().fit([[0.0], [1.0], [2.0]], [0, 1, 1]).tree_.flat
         >>> data = tree.to_dict()
         >>> data["first_child"], data["threshold"]
         ([1, -1, -1], [0.5, None, None])
@@ -555,7 +561,7 @@ class Tree:
         Examples
         --------
         >>> from treebound import DecisionTreeClassifier
-        >>> tree = DecisionTreeClassifier().fit([[0.0], [1.0], [2.0]], [0, 1, 1]).tree_
+        >>> tree = DecisionTreeClassifier().fit([[0.0], [1.0], [2.0]], [0, 1, 1]).tree_.flat
         >>> Tree.from_dict(tree.to_dict()).apply([[0.2], [1.5]]).tolist()
         [1, 2]
         """

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from treebound._flat._sklearn_view import as_flat
 from treebound._flat._storage import Tree
 from treebound.certificates._deployed import DeployedTree, from_sklearn, from_treebound
 from treebound.certificates._peers import from_gosdt, from_streed, is_gosdt, is_streed
@@ -22,11 +23,11 @@ __all__ = ["ADAPTERS", "deployed_tree"]
 def _is_treebound_classifier(model) -> bool:
     """treebound's classifiers, by what they have: the ``encode`` method that gives the matrix
     their tests read, class probabilities (a treebound regressor has none) and, once fitted, a
-    flat :class:`~treebound.tree.Tree` as ``tree_`` (unfitted ones are accepted here so that the
+    flat :class:`~treebound.tree.Tree` behind ``tree_`` (unfitted ones are accepted here so that the
     adapter's error says to fit them)."""
     if not (callable(getattr(model, "encode", None)) and hasattr(model, "predict_proba")):
         return False
-    return not hasattr(model, "tree_") or isinstance(model.tree_, Tree)
+    return not hasattr(model, "tree_") or isinstance(as_flat(model.tree_), Tree)
 
 
 def _is_sklearn_tree_classifier(model) -> bool:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from treebound._flat._sklearn_view import as_flat
 from treebound._flat._storage import Tree
 from treebound.certificates._counting import UNDECLARED, counted_levels
 
@@ -166,16 +167,16 @@ def from_treebound(model, X) -> DeployedTree:
     'treebound'
     """
     check_is_fitted(model, "tree_")
-    if not isinstance(model.tree_, Tree):
+    tree = as_flat(model.tree_)
+    if not isinstance(tree, Tree):
         raise TypeError(f"certify reads a treebound tree from tree_; this {type(model).__name__}"
                         f" holds a {type(model.tree_).__name__}")
-    return treebound_deployed(model, model.encode(X),
-                              n_fit_rows=int(model.tree_.n_node_samples[0]))
+    return treebound_deployed(model, model.encode(X), n_fit_rows=int(tree.n_node_samples[0]))
 
 
 def treebound_deployed(model, features, n_fit_rows: int) -> DeployedTree:
     """A fitted treebound classifier (greedy or dyadic) and its encoded rows ``features``."""
-    tree = model.tree_
+    tree = as_flat(model.tree_)
     family = "dyadic" if is_dyadic(model) else "treebound"
     return DeployedTree(tree=tree, features=features, classes=np.asarray(model.classes_),
                         leaf_class=tree.majority_class, n_categories=tree.n_categories.copy(),

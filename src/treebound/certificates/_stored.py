@@ -28,6 +28,7 @@ import warnings
 
 import numpy as np
 
+from treebound._flat._sklearn_view import as_flat
 from treebound._validation import external_stacklevel
 from treebound.certificates._certificate import Certificate, unavailable_certificate
 from treebound.certificates._counting import may_grow_multiway, undeclared_message
@@ -94,7 +95,7 @@ def stored_certificate(raw: dict, model, format_version: int) -> Certificate | N
         claimed = Certificate.from_dict(raw)
     except ValueError as exc:
         raise ValueError(f"model field extra.certificate: {exc}") from None
-    tree = model.tree_
+    tree = as_flat(model.tree_)
     if claimed.n_leaves != tree.n_leaves:
         raise ValueError(f"model field extra.certificate is for a tree of {claimed.n_leaves} "
                          f"leaves, the tree has {tree.n_leaves}")
@@ -124,7 +125,7 @@ def stored_certificate(raw: dict, model, format_version: int) -> Certificate | N
 
 
 def _check_rows(m: int, model) -> None:
-    root = int(model.tree_.n_node_samples[0])
+    root = int(as_flat(model.tree_).n_node_samples[0])
     if getattr(model, "pruning", None) == "reduced_error":
         holdout = (getattr(model, "pruning_params", None) or {}).get("holdout", 0.2)
         grown_on = m - int(round(float(holdout) * m))
@@ -139,7 +140,7 @@ def _check_rows(m: int, model) -> None:
 
 def _check_errors(k: int, m: int, model) -> None:
     """``k`` against the errors the leaves' class counts imply."""
-    tree = model.tree_
+    tree = as_flat(model.tree_)
     leaves = np.flatnonzero(tree.first_child < 0)
     value = np.asarray(tree.value, dtype=np.float64)[leaves]
     rows = np.asarray(tree.n_node_samples)[leaves]

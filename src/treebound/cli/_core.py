@@ -73,7 +73,8 @@ def fit(
                                                 "(classification) or squared_error.")] = None,
     growth: Annotated[str, typer.Option(help="depth_first, top_down, best_first or "
                                              "purest_children.")] = "depth_first",
-    splitter: Annotated[str, typer.Option(help="exact or hist.")] = "exact",
+    splitter: Annotated[str, typer.Option(
+        help="best (every threshold; 'exact' is its former name) or hist.")] = "best",
     max_leaf_nodes: Annotated[int, typer.Option(
         help="Leaf budget (default: 2 sqrt(n) leaves with --pruning bound, none otherwise; 0: no "
              "budget).")] = None,

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from treebound._flat._features import effective_n_features
+from treebound._flat._sklearn_view import as_flat
 from treebound._resources import ResourceLimitError, current_limits
 from treebound.theory._costs import tight_pruning_cost
 from treebound.theory._fitted_shapes import pruning_table_shapes
@@ -69,6 +70,7 @@ def tight_table_cost(tree, n_examples: int | None = None,
     >>> memory == 20 * (4 + 3) * (2 * 150), seconds < 0.1
     (True, True)
     """
+    tree = as_flat(tree)
     m = int(tree.n_node_samples[0]) if n_examples is None else int(n_examples)
     ell = effective_n_features(tree.n_categories) if n_features is None else int(n_features)
     grown, collapsed = pruning_table_shapes(tree)
@@ -165,6 +167,7 @@ def choose_variant(tree, variant: str) -> VariantChoice:
     ...
     treebound._resources.ResourceLimitError: bound pruning with the tight bound ...
     """
+    tree = as_flat(tree)
     applies = tree.is_binary and tree.task == "classification"
     if variant not in ("auto", "tight") or not applies:
         # the pruning refuses trees the bound does not apply to, with its own message

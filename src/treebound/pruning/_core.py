@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from treebound._flat._sklearn_view import as_flat
 from treebound._flat._storage import Tree
 
 __all__ = ["NodeStatistics", "PruningResult", "WorkingTree", "finish", "node_statistics"]
@@ -121,6 +122,7 @@ class NodeStatistics:
 
 def leaf_loss(tree: Tree) -> np.ndarray:
     """Training loss of every node as a leaf (weighted errors, or SSE for regression)."""
+    tree = as_flat(tree)
     if tree.task == "classification":
         return tree.value.sum(axis=1) - tree.value.max(axis=1)
     return tree.impurity * tree.weighted_n_node_samples
@@ -128,6 +130,7 @@ def leaf_loss(tree: Tree) -> np.ndarray:
 
 def node_statistics(tree: Tree) -> NodeStatistics:
     """Compute :class:`NodeStatistics` in ``O(n_nodes)``."""
+    tree = as_flat(tree)
     n = tree.n_nodes
     fc, nc = tree.first_child, tree.n_children
     loss = leaf_loss(tree)

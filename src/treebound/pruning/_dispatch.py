@@ -12,6 +12,7 @@ import warnings
 
 import numpy as np
 
+from treebound._flat._sklearn_view import as_flat
 from treebound._resources import unlimited
 from treebound.pruning._registry import PruningData, pruning_method, resolve_params
 
@@ -68,6 +69,7 @@ def run_pruning(tree, method: str, params: dict | None = None, *, X=None, y=None
     >>> result.n_leaves, round(result.objective, 4)
     (7, 0.0976)
     """
+    tree = as_flat(tree)
     entry = pruning_method(method)
     params = resolve_params(method, params, task=tree.task)
     if entry.prepare is not None:
@@ -107,6 +109,7 @@ def weights_are_uniform(tree) -> bool:
     """Whether the tree's statistics look like equal weights on every row: the weight per row
     is the same at every node that has rows (a tree grown with non-uniform weights can still
     pass, when every node happens to average to the same weight)."""
+    tree = as_flat(tree)
     rows = tree.n_node_samples > 0
     per_row = tree.weighted_n_node_samples[rows] / tree.n_node_samples[rows]
     # sums of equal weights in different orders agree to far better than 1e-6

@@ -63,6 +63,7 @@ import warnings
 
 import numpy as np
 
+from treebound._flat._sklearn_view import as_flat
 from treebound._kernels.partitioning import max_log_ratio
 from treebound._validation import external_stacklevel
 from treebound.pruning._bound_objective import (
@@ -154,6 +155,7 @@ def prune_bound(tree, *, delta: float = 0.05, r: float = PAPER_ERROR_PRIOR_RATIO
     >>> lazy.info["exact_evaluations"] < full.info["exact_evaluations"]
     True
     """
+    tree = as_flat(tree)
     started = time.perf_counter()
     if tree.task != "classification":
         raise ValueError("pruning='bound' needs a classification tree: the Shawe-Taylor bound "

@@ -28,6 +28,7 @@ import warnings
 
 import numpy as np
 
+from treebound._flat._sklearn_view import as_flat
 from treebound.certificates._compression import compress, log_surjections_bound
 from treebound.certificates._counting import log_test_counts, seen_levels
 from treebound.certificates._deployed import DeployedTree, treebound_midpoint
@@ -107,6 +108,7 @@ def prune_by_certificate(tree, X, y, *, objective: str | None = None, delta: flo
     >>> model.pruning_objective_ == result.objective
     True
     """
+    tree = as_flat(tree)
     started = time.perf_counter()
     if criterion is not None:
         if objective is not None:

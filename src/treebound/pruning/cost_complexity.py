@@ -30,6 +30,7 @@ import time
 
 import numpy as np
 
+from treebound._flat._sklearn_view import as_flat
 from treebound._options import RISKS, RULES
 from treebound.pruning._core import finish, node_statistics
 
@@ -38,6 +39,7 @@ __all__ = [
     "WeakestLinkSequence",
     "cost_complexity_path",
     "mcart_complexity",
+    "prune_at_alpha",
     "prune_cost_complexity_cv",
     "weakest_link_sequence",
 ]
@@ -179,6 +181,7 @@ class WeakestLinkSequence:
 
 def node_risk(tree, risk: str) -> np.ndarray:
     """``R(t)`` of every node as a leaf, as a fraction of the root's weight."""
+    tree = as_flat(tree)
     if risk not in RISKS:
         raise ValueError(f"risk must be one of {RISKS}, got {risk!r}")
     w = tree.weighted_n_node_samples
@@ -223,6 +226,7 @@ def weakest_link_sequence(tree, risk: str = "error", complexity=None) -> Weakest
     >>> weakest_link_sequence(tree, complexity=mcart_complexity(150, 4)).n_leaves.tolist()
     [9, 7, 4, 3, 2, 1]
     """
+    tree = as_flat(tree)
     stats = node_statistics(tree)
     r_node = node_risk(tree, risk)
     n = tree.n_nodes
@@ -318,6 +322,7 @@ def cost_complexity_path(tree, risk: str = "impurity"):
     >>> np.allclose(alphas, theirs.ccp_alphas), np.allclose(impurities, theirs.impurities)
     (True, True)
     """
+    tree = as_flat(tree)
     seq = weakest_link_sequence(tree, risk)
     stats_risk = node_risk(tree, risk)
     alphas = [0.0] + [a for a, _ in seq.links]
@@ -334,6 +339,47 @@ def cost_complexity_path(tree, risk: str = "impurity"):
         current[v] = stats_risk[v]
         total.append(float(current.sum()))
     return np.asarray(alphas), np.asarray(total)
+
+
+def prune_at_alpha(tree, ccp_alpha: float):
+    """Minimal cost-complexity pruning at a fixed ``ccp_alpha``, as scikit-learn applies its
+    ``ccp_alpha`` after growth: the weakest links (``R`` the criterion's impurity) are collapsed
+    one at a time while the weakest has an effective alpha ``<= ccp_alpha``; ``ccp_alpha = 0``
+    prunes nothing. An alpha within rounding of ``ccp_alpha`` (the relative ``1e-9`` that
+    groups equal alphas in :func:`weakest_link_sequence`) counts as equal, so an alpha printed
+    by scikit-learn's ``cost_complexity_pruning_path`` prunes the same subtree here.
+
+    Parameters
+    ----------
+    tree : Tree
+        A fitted tree.
+    ccp_alpha : float
+        Complexity parameter, ``>= 0``.
+
+    Returns
+    -------
+    Tree
+        The pruned tree (``tree`` itself when nothing is collapsed).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from treebound import DecisionTreeClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> tree = DecisionTreeClassifier(random_state=0).fit(X, y).tree_
+    >>> [prune_at_alpha(tree, a).n_leaves for a in (0.0, 0.01, 0.5)]
+    [9, 5, 1]
+    """
+    tree = as_flat(tree)
+    if ccp_alpha <= 0.0 or tree.n_leaves == 1:
+        return tree
+    make_leaf = np.zeros(tree.n_nodes, dtype=bool)
+    for alpha, node in weakest_link_sequence(tree, "impurity").links:
+        if alpha > ccp_alpha and not math.isclose(alpha, ccp_alpha, rel_tol=1e-9,
+                                                  abs_tol=1e-15):
+            break
+        make_leaf[node] = True
+    return tree.collapse(make_leaf)[0] if make_leaf.any() else tree
 
 
 # ------------------------------------------------------------------------------- CV selection
@@ -360,6 +406,7 @@ def _stop_nodes(tree, seq: WeakestLinkSequence, k: int, levels) -> np.ndarray:
 def fold_losses(tree, seq: WeakestLinkSequence, alphas_eval, X_val, y_val, w_val):
     """Weighted sums of the held-out loss and of its square, for ``tree`` pruned at every alpha
     of ``alphas_eval`` (0-1 loss for classification, squared error for regression)."""
+    tree = as_flat(tree)
     leaves = tree.apply(X_val)
     levels = _depth_levels(tree)
     sums = np.empty(len(alphas_eval), dtype=np.float64)
@@ -424,6 +471,7 @@ def prune_cost_complexity_cv(tree, fold_trees, *, method: str = "ccp_cv", rule: 
     >>> result.n_leaves, result.info["n_leaves_min"], result.info["n_leaves_1se"]
     (3, 9, 3)
     """
+    tree = as_flat(tree)
     started = time.perf_counter() if started is None else started
     if method not in COMPLEXITIES:
         raise ValueError(f"method must be one of {tuple(COMPLEXITIES)}, got {method!r}")

@@ -13,6 +13,7 @@ import time
 
 import numpy as np
 
+from treebound._flat._sklearn_view import as_flat
 from treebound.pruning._core import WorkingTree, finish, node_statistics
 
 __all__ = ["holdout_node_losses", "prune_reduced_error"]
@@ -53,6 +54,7 @@ def holdout_node_losses(tree, X_hold, y_hold, w_hold=None) -> tuple[np.ndarray, 
     >>> node_loss[:3].tolist(), weight  # the root as a leaf misclassifies 22 of 30
     ([22.0, 0.0, 12.0], 30.0)
     """
+    tree = as_flat(tree)
     X_hold = np.asarray(X_hold, dtype=np.float64)
     y_hold = np.asarray(y_hold)
     n = X_hold.shape[0]
@@ -118,6 +120,7 @@ def prune_reduced_error(tree, X_hold, y_hold, w_hold=None):
     >>> round(result.path[0][1], 4), round(result.path[-1][1], 4)
     (0.0333, 0.0333)
     """
+    tree = as_flat(tree)
     started = time.perf_counter()
     node_loss, weight = holdout_node_losses(tree, X_hold, y_hold, w_hold)
     stats = node_statistics(tree)

@@ -29,6 +29,7 @@ import time
 
 import numpy as np
 
+from treebound._flat._sklearn_view import as_flat
 from treebound._options import VC_BOUNDS
 from treebound.pruning._core import WorkingTree, finish, node_statistics
 from treebound.pruning.bound import effective_n_features
@@ -113,6 +114,7 @@ def subtree_vcdim_bounds(tree, vc_bound: str = "lower", cache=None) -> np.ndarra
     >>> subtree_vcdim_bounds(tree)[:4].tolist(), subtree_vcdim_bounds(tree, "upper")[:4].tolist()
     ([15, 1, 14, 9], [56, 1, 47, 26])
     """
+    tree = as_flat(tree)
     work = WorkingTree(tree)
     out = np.empty(tree.n_nodes, dtype=np.int64)
     vc = _VCTracker(work, vc_bound, cache)
@@ -201,6 +203,7 @@ def prune_srm(tree, *, a1: float = 0.1, a2: float = 2.0, vc_bound: str = "lower"
     >>> tree.n_leaves, result.n_leaves, round(result.objective, 4), result.info["vcdim"]
     (9, 9, 0.0416, 15)
     """
+    tree = as_flat(tree)
     started = time.perf_counter()
     if tree.task != "classification":
         raise ValueError("pruning='srm' needs a classification tree: Vapnik's bound (Yildiz "

@@ -10,6 +10,7 @@ of "the tree with node ``v`` turned into a leaf" by re-interning only the nodes 
 
 from __future__ import annotations
 
+from treebound._flat._sklearn_view import as_flat
 from treebound.theory.structures import TreeStructure, node_structures
 
 __all__ = ["collapsed_structure", "collapsed_structures", "pruning_table_shapes",
@@ -46,6 +47,7 @@ def subtree_structures(tree) -> list[TreeStructure]:
     >>> [str(s) for s in subtree_structures(tree)]
     ['(L,(L,L))', 'L', '(L,L)', 'L', 'L']
     """
+    tree = as_flat(tree)
     return node_structures(tree.first_child, tree.n_children)
 
 
@@ -82,6 +84,7 @@ def collapsed_structure(tree, node: int, subtrees: list[TreeStructure] | None = 
     >>> str(collapsed_structure(tree, 2)), str(collapsed_structure(tree, 0))
     ('(L,L)', 'L')
     """
+    tree = as_flat(tree)
     if subtrees is None:
         subtrees = subtree_structures(tree)
     if parent is None:
@@ -128,6 +131,7 @@ def collapsed_structures(tree, nodes=None) -> dict[int, TreeStructure]:
     >>> {node: str(s) for node, s in collapsed_structures(tree).items()}
     {0: 'L', 2: '(L,L)'}
     """
+    tree = as_flat(tree)
     subtrees = subtree_structures(tree)
     parent = tree.parent
     if nodes is None:

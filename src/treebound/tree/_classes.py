@@ -19,7 +19,7 @@ from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import column_or_1d
 
 from treebound._estimator._base import TreeClassifierMixin
-from treebound._validation import Options, check_sample_weight
+from treebound._validation import InstanceOf, Options, check_sample_weight
 from treebound.certificates import fit_certificate
 from treebound.tree._builder import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA
 from treebound.tree._greedy import (
@@ -29,6 +29,7 @@ from treebound.tree._greedy import (
     growth_settings,
     set_pruning_state,
 )
+from treebound.tree._sklearn_api import check_target_not_sparse, class_weight_factors
 
 __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "GreedyTree", "auto_leaf_budget",
            "growth_settings", "set_pruning_state"]
@@ -63,9 +64,11 @@ default="depth_first"
         example (``best_first``), lowest size-normalised child impurity
         (``purest_children``). Without a budget all orders grow the same tree, except that
         ``purest_children`` only makes strictly improving splits.
-    splitter : {"exact", "hist"}, default="exact"
-        Exact threshold search over all distinct values, or histogram search over at most
-        ``max_bins`` bins per numeric feature (faster on large data).
+    splitter : {"best", "hist"}, default="best"
+        ``"best"``: scikit-learn's exact greedy search over every threshold between distinct
+        values; ``"hist"``: the search over at most ``max_bins`` bins per numeric feature
+        (faster on large data). ``"exact"`` is the former name of ``"best"`` (accepted with a
+        ``FutureWarning`` for one release).
     max_bins : int, default=255
         Bins per numeric feature in histogram mode.
     max_depth : int or None, default=None
@@ -127,6 +130,17 @@ default="depth_first"
         counts the declared levels; a categorical feature with none declared gets no
         certificate (only the levels seen in training are known, and counting those is not
         what the theorems prove: ``docs/certificates.md``).
+    class_weight : dict, list of dict, "balanced" or None, default=None
+        Weights of the classes, multiplied into ``sample_weight`` as scikit-learn does
+        (``sklearn.utils.compute_sample_weight``): ``{label: weight}``, ``"balanced"``
+        (``n_samples / (n_classes * count)``) or one of those per output. They change the
+        tree, never the certificate: the bounds count rows and errors, whatever the weights.
+    ccp_alpha : float >= 0, default=0.0
+        scikit-learn's minimal cost-complexity pruning with this fixed alpha, applied after
+        growth: the weakest links (impurity risk) are collapsed while their effective alpha is
+        at most ``ccp_alpha`` (``cost_complexity_pruning_path`` lists the alphas). ``pruning``
+        chooses a subtree by itself, so a positive ``ccp_alpha`` with ``pruning`` set raises a
+        ``ValueError``: set one of the two.
 
     Attributes
     ----------
@@ -193,14 +207,18 @@ default="depth_first"
     _parameter_constraints = {
         "criterion": [Options(tuple(CLASSIFICATION_CRITERIA))],
         **COMMON_CONSTRAINTS,
+        "class_weight": [None, Options(("balanced",)),
+                         InstanceOf((dict, list), "a dict {class: weight} or a list of them, "
+                                    "one per output")],
     }
+    _min_classes = 1
 
-    def __init__(self, *, criterion="gini", growth="depth_first", splitter="exact",
+    def __init__(self, *, criterion="gini", growth="depth_first", splitter="best",
                  max_bins=255, max_depth=None, max_leaf_nodes="auto", min_samples_split=2,
                  min_samples_leaf=1, min_impurity_decrease=0.0, max_features=None,
                  categorical_features="auto", categorical_split="binary", random_state=None,
                  pruning=None, pruning_params=None, handle_unknown="heaviest_child",
-                 categorical_levels=None):
+                 categorical_levels=None, class_weight=None, ccp_alpha=0.0):
         self.criterion = criterion
         self.growth = growth
         self.splitter = splitter
@@ -218,6 +236,8 @@ default="depth_first"
         self.pruning_params = pruning_params
         self.handle_unknown = handle_unknown
         self.categorical_levels = categorical_levels
+        self.ccp_alpha = ccp_alpha
+        self.class_weight = class_weight
 
     def fit(self, X, y, sample_weight=None):
         """Grow the tree on ``X`` and class labels ``y`` (then prune it, when ``pruning`` is
@@ -247,12 +267,19 @@ default="depth_first"
         True
         """
         self._validate_stored_params()
+        check_target_not_sparse(y)
         X_enc = self._encode_fit(X)
         y_enc = self._encode_target(y, X_enc.shape[0])
+        self.n_outputs_ = 1
+        self.n_classes_ = int(self.classes_.shape[0])
         weights = check_sample_weight(sample_weight, X_enc.shape[0])
-        self._fit_encoded(X_enc, y_enc, weights, len(self.classes_))
-        # Every row with positive weight counts once: the certificate is on the rows, whatever
-        # their weights.
+        factors = class_weight_factors(self.class_weight, self.classes_[y_enc])
+        grow_weights = weights if factors is None else weights * factors
+        if not np.any(grow_weights > 0):
+            raise ValueError("class_weight and sample_weight leave no row with positive weight")
+        self._fit_encoded(X_enc, y_enc, grow_weights, len(self.classes_))
+        # Every row given with positive sample_weight counts once: the certificate is on the
+        # rows, whatever their weights (class_weight changes the tree, not the evidence).
         positive = weights > 0
         rows = slice(None) if positive.all() else positive  # no copy in the usual case
         self.certificate_ = fit_certificate(self, X_enc[rows], y_enc[rows])
@@ -274,9 +301,11 @@ default="depth_first"
         example (``best_first``), lowest size-normalised child impurity
         (``purest_children``). Without a budget all orders grow the same tree, except that
         ``purest_children`` only makes strictly improving splits.
-    splitter : {"exact", "hist"}, default="exact"
-        Exact threshold search over all distinct values, or histogram search over at most
-        ``max_bins`` bins per numeric feature (faster on large data).
+    splitter : {"best", "hist"}, default="best"
+        ``"best"``: scikit-learn's exact greedy search over every threshold between distinct
+        values; ``"hist"``: the search over at most ``max_bins`` bins per numeric feature
+        (faster on large data). ``"exact"`` is the former name of ``"best"`` (accepted with a
+        ``FutureWarning`` for one release).
     max_bins : int, default=255
         Bins per numeric feature in histogram mode.
     max_depth : int or None, default=None
@@ -330,6 +359,12 @@ default="depth_first"
         declares its categories, a boolean column two levels). The classifier's certificate
         counts them; a regression tree has no certificate, and they are only checked against
         the training levels and recorded in the encoder.
+    ccp_alpha : float >= 0, default=0.0
+        scikit-learn's minimal cost-complexity pruning with this fixed alpha, applied after
+        growth: the weakest links (impurity risk) are collapsed while their effective alpha is
+        at most ``ccp_alpha`` (``cost_complexity_pruning_path`` lists the alphas). ``pruning``
+        chooses a subtree by itself, so a positive ``ccp_alpha`` with ``pruning`` set raises a
+        ``ValueError``: set one of the two.
 
     Attributes
     ----------
@@ -385,12 +420,12 @@ default="depth_first"
         **COMMON_CONSTRAINTS,
     }
 
-    def __init__(self, *, criterion="squared_error", growth="depth_first", splitter="exact",
+    def __init__(self, *, criterion="squared_error", growth="depth_first", splitter="best",
                  max_bins=255, max_depth=None, max_leaf_nodes="auto", min_samples_split=2,
                  min_samples_leaf=1, min_impurity_decrease=0.0, max_features=None,
                  categorical_features="auto", categorical_split="binary", random_state=None,
                  pruning=None, pruning_params=None, handle_unknown="heaviest_child",
-                 categorical_levels=None):
+                 categorical_levels=None, ccp_alpha=0.0):
         self.criterion = criterion
         self.growth = growth
         self.splitter = splitter
@@ -408,6 +443,7 @@ default="depth_first"
         self.pruning_params = pruning_params
         self.handle_unknown = handle_unknown
         self.categorical_levels = categorical_levels
+        self.ccp_alpha = ccp_alpha
 
     def fit(self, X, y, sample_weight=None):
         """Grow the tree on ``X`` and real targets ``y`` (then prune it, when ``pruning`` is set).
@@ -436,6 +472,7 @@ default="depth_first"
         (4, 2)
         """
         self._validate_stored_params()
+        check_target_not_sparse(y)
         X_enc = self._encode_fit(X)
         if y is None:
             raise ValueError("DecisionTreeRegressor requires y to be passed, but the target y is None")
@@ -449,6 +486,7 @@ default="depth_first"
         if not np.all(np.isfinite(y)):
             raise ValueError("Input y contains NaN or infinity")
         weights = check_sample_weight(sample_weight, X_enc.shape[0])
+        self.n_outputs_ = 1
         return self._fit_encoded(X_enc, y, weights, None)
 
     def predict(self, X) -> np.ndarray:
@@ -471,4 +509,4 @@ default="depth_first"
         [1.0, 3.0]
         """
         leaves = self.apply(X)
-        return self.tree_.value[leaves, 0].copy()
+        return self.tree_.flat.value[leaves, 0].copy()

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from treebound._flat._sklearn_view import as_flat
 from treebound._flat._storage import Tree
 
 
@@ -88,6 +89,7 @@ class _View:
 
 
 def _view(model, feature_names=None, class_names=None) -> _View:
+    model = as_flat(model)
     if isinstance(model, Tree):
         tree = model
         names = feature_names or [f"x{j}" for j in range(tree.n_features)]
@@ -95,7 +97,7 @@ def _view(model, feature_names=None, class_names=None) -> _View:
         classes = None if tree.task == "regression" else (
             list(class_names) if class_names is not None else list(range(tree.n_classes)))
         return _View(tree, list(names), cats, classes)
-    tree = model.tree_
+    tree = as_flat(model.tree_)
     if feature_names is None:
         if hasattr(model, "feature_names_in_"):
             feature_names = [str(n) for n in model.feature_names_in_]

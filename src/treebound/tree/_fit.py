@@ -17,6 +17,7 @@ from treebound._validation import rescale_extreme_weights
 from treebound.pruning._core import PruningResult
 from treebound.pruning._dispatch import run_pruning, withhold_weighted_bound
 from treebound.pruning._registry import holdout_split, pruning_method, resolve_params
+from treebound.pruning.cost_complexity import prune_at_alpha
 from treebound.tree._builder import GrowthSettings, grow
 
 __all__ = ["fit_tree", "regrow_function"]
@@ -38,8 +39,8 @@ def regrow_function(n_categories: np.ndarray, settings: GrowthSettings,
 
 def fit_tree(X_enc: np.ndarray, y_enc: np.ndarray, sample_weight: np.ndarray,
              n_categories: np.ndarray, settings: GrowthSettings, *, n_classes: int | None,
-             pruning: str | None = None,
-             pruning_params: dict | None = None) -> tuple[Tree, PruningResult | None]:
+             pruning: str | None = None, pruning_params: dict | None = None,
+             ccp_alpha: float = 0.0) -> tuple[Tree, PruningResult | None]:
     """Grow a tree on encoded rows and prune it.
 
     Parameters
@@ -61,11 +62,15 @@ def fit_tree(X_enc: np.ndarray, y_enc: np.ndarray, sample_weight: np.ndarray,
         A method of ``treebound.pruning.METHODS``; None grows only.
     pruning_params : dict or None
         Its options (validated).
+    ccp_alpha : float, default=0.0
+        scikit-learn's minimal cost-complexity pruning at this fixed alpha, applied to the
+        grown tree (:func:`~treebound.pruning.cost_complexity.prune_at_alpha`); only without
+        ``pruning`` (the estimators refuse both).
 
     Returns
     -------
     tree : Tree
-        The grown tree, pruned when ``pruning`` is given.
+        The grown tree, pruned when ``pruning`` or ``ccp_alpha`` is given.
     result : PruningResult or None
         The pruning's record (None without pruning). Its ``bound`` is None, with a warning,
         for "bound" (Shawe-Taylor) and "srm" under unequal weights: both read weighted node
@@ -88,7 +93,9 @@ def fit_tree(X_enc: np.ndarray, y_enc: np.ndarray, sample_weight: np.ndarray,
     sample_weight = rescale_extreme_weights(sample_weight)
     regrow = regrow_function(n_categories, settings, n_classes)
     if pruning is None:
-        return regrow(X_enc, y_enc, sample_weight), None
+        return prune_at_alpha(regrow(X_enc, y_enc, sample_weight), ccp_alpha), None
+    if ccp_alpha > 0.0:
+        raise ValueError("ccp_alpha and pruning exclude each other: set one")
     classification = n_classes is not None
     params = resolve_params(pruning, pruning_params,
                             task="classification" if classification else "regression")

@@ -17,18 +17,28 @@ from sklearn.utils.validation import validate_data
 
 from treebound._estimator._base import BaseTreeEstimator, check_two_dimensional
 from treebound._flat._encoding import HANDLE_UNKNOWN, FeatureEncoder, resolve_categorical
-from treebound._validation import InstanceOf, Interval, Options, RealNotInt
+from treebound._validation import InstanceOf, Interval, Options, RealNotInt, external_stacklevel
 from treebound.pruning._registry import METHODS as PRUNING_METHODS
 from treebound.tree._builder import CATEGORICAL_SPLITS, GROWTH_POLICIES, SPLITTERS, GrowthSettings
 from treebound.tree._fit import fit_tree
+from treebound.tree._sklearn_api import SklearnTreeMixin, check_float32_range
 
-__all__ = ["COMMON_CONSTRAINTS", "GreedyTree", "auto_leaf_budget", "growth_settings",
-           "set_pruning_state"]
+__all__ = ["COMMON_CONSTRAINTS", "ESTIMATOR_SPLITTERS", "GreedyTree", "auto_leaf_budget",
+           "growth_settings", "set_pruning_state"]
+
+#: The estimators' ``splitter`` values: scikit-learn's "best" (the exact greedy search, called
+#: "exact" before, still accepted with a FutureWarning for one release) and "random" where
+#: growth has it, treebound's "hist".
+ESTIMATOR_SPLITTERS = tuple(s for s in ("best", "random", "hist", "exact")
+                            if s in SPLITTERS or s == "best")
+#: The growth settings' name of each estimator splitter.
+_GROWTH_SPLITTER = {s: s for s in SPLITTERS} | {
+    name: "best" if "best" in SPLITTERS else "exact" for name in ("best", "exact")}
 
 #: Parameter constraints of both greedy estimators (the criterion differs).
 COMMON_CONSTRAINTS = {
     "growth": [Options(tuple(GROWTH_POLICIES))],
-    "splitter": [Options(SPLITTERS)],
+    "splitter": [Options(ESTIMATOR_SPLITTERS)],
     "max_bins": [Interval(int, 2, 65535)],
     "max_depth": [None, Interval(int, 0, None)],
     "max_leaf_nodes": [None, Interval(int, 2, None), Options(("auto",))],
@@ -48,6 +58,7 @@ COMMON_CONSTRAINTS = {
     "handle_unknown": [Options(HANDLE_UNKNOWN)],
     "categorical_levels": [None, InstanceOf((dict,), "a dict of column -> number of levels "
                                             "(or list of levels)")],
+    "ccp_alpha": [Interval(float, 0.0, None)],
 }
 
 
@@ -106,6 +117,24 @@ def _check_pruning_path(path, tree) -> None:
 
 
 
+def resolved_max_features(max_features, n_features: int) -> int:
+    """The number of features examined per split that ``max_features`` means on
+    ``n_features`` features (scikit-learn's ``max_features_``).
+
+    >>> [resolved_max_features(m, 10) for m in (None, "sqrt", "log2", 3, 0.01, 0.5)]
+    [10, 3, 3, 3, 1, 5]
+    """
+    if max_features is None:
+        return n_features
+    if max_features == "sqrt":
+        return max(1, int(math.sqrt(n_features)))
+    if max_features == "log2":
+        return max(1, int(math.log2(n_features)))
+    if isinstance(max_features, numbers.Integral):
+        return int(max_features)
+    return max(1, int(max_features * n_features))
+
+
 def growth_settings(model, n_samples: int, n_features: int) -> GrowthSettings:
     """The :class:`GrowthSettings` a greedy estimator's parameters resolve to on data of this
     size (fractions of rows, ``max_features`` names, ``"auto"`` budgets, the seed)."""
@@ -115,17 +144,7 @@ def growth_settings(model, n_samples: int, n_features: int) -> GrowthSettings:
     min_leaf = model.min_samples_leaf
     if isinstance(min_leaf, float):
         min_leaf = max(1, math.ceil(min_leaf * n_samples))
-    mf = model.max_features
-    if mf is None:
-        max_features = n_features
-    elif mf == "sqrt":
-        max_features = max(1, int(math.sqrt(n_features)))
-    elif mf == "log2":
-        max_features = max(1, int(math.log2(n_features)))
-    elif isinstance(mf, numbers.Integral):
-        max_features = min(int(mf), n_features)
-    else:
-        max_features = max(1, int(mf * n_features))
+    max_features = min(resolved_max_features(model.max_features, n_features), n_features)
     seed = int(check_random_state(model.random_state).randint(np.iinfo(np.int32).max))
     max_leaf_nodes = model.max_leaf_nodes
     if max_leaf_nodes == "auto":
@@ -133,7 +152,7 @@ def growth_settings(model, n_samples: int, n_features: int) -> GrowthSettings:
     return GrowthSettings(
         criterion=model.criterion,
         growth=model.growth,
-        splitter=model.splitter,
+        splitter=_GROWTH_SPLITTER[model.splitter],
         max_bins=int(model.max_bins),
         max_depth=model.max_depth,
         max_leaf_nodes=max_leaf_nodes,
@@ -161,9 +180,29 @@ def set_pruning_state(model, result) -> None:
     model.pruning_info_ = _json_ready(result.info)
 
 
-class GreedyTree(BaseTreeEstimator):
+class GreedyTree(SklearnTreeMixin, BaseTreeEstimator):
     """Greedy growth (criteria, growth orders, stopping rules) and pruning, shared by the
     classifier and the regressor."""
+
+    def _validate_stored_params(self) -> None:
+        super()._validate_stored_params()
+        if self.splitter == "exact":
+            warnings.warn('splitter="exact" is now called splitter="best" (scikit-learn\'s '
+                          'name of the exact greedy search): "exact" will stop working in the '
+                          "next release", FutureWarning, stacklevel=external_stacklevel())
+        if self.ccp_alpha > 0.0 and self.pruning is not None:
+            raise ValueError(
+                f"ccp_alpha={self.ccp_alpha!r} fixes the cost-complexity pruning and "
+                f"pruning={self.pruning!r} chooses one: set ccp_alpha=0.0 (the default) or "
+                "pruning=None")
+
+    @classmethod
+    def _upgrade_params(cls, params: dict) -> dict:
+        """Parameters of an older model file under today's names (``splitter="exact"`` is
+        ``"best"``), so that loading it does not warn about a name the user never wrote."""
+        if params.get("splitter") == "exact":
+            params = {**params, "splitter": "best"}
+        return params
 
     def _encode_fit(self, X):
         check_two_dimensional(X)
@@ -171,14 +210,22 @@ class GreedyTree(BaseTreeEstimator):
         n_features = self.n_features_in_
         mask = resolve_categorical(X, self.categorical_features, n_features)
         encoder, X_enc = FeatureEncoder.fit(X, mask, self.categorical_levels)
+        check_float32_range(X_enc, encoder.n_categories)
         self.encoder_ = encoder
+        self.max_features_ = resolved_max_features(self.max_features, n_features)
+        return X_enc
+
+    def _encode(self, X) -> np.ndarray:
+        X_enc = super()._encode(X)
+        check_float32_range(X_enc, self.encoder_.n_categories)
         return X_enc
 
     def _fit_encoded(self, X_enc, y_enc, sample_weight, n_classes):
         settings = growth_settings(self, X_enc.shape[0], X_enc.shape[1])
         tree, result = fit_tree(X_enc, y_enc, sample_weight, self.encoder_.n_categories,
                                 settings, n_classes=n_classes, pruning=self.pruning,
-                                pruning_params=self.pruning_params)
+                                pruning_params=self.pruning_params,
+                                ccp_alpha=float(self.ccp_alpha))
         self.tree_ = tree
         set_pruning_state(self, result)
         return self
@@ -205,7 +252,7 @@ class GreedyTree(BaseTreeEstimator):
         if bound is not None and (isinstance(bound, bool) or not isinstance(bound, int | float)):
             raise ValueError("model field extra.bound must be a number or null")
         path = extra.get("pruning_path", [])
-        _check_pruning_path(path, self.tree_)
+        _check_pruning_path(path, self.tree_.flat)
         # Timings are not part of the model (same data and seed -> identical file); a file may
         # still carry one.
         seconds = extra.get("pruning_time", math.nan)
@@ -214,6 +261,10 @@ class GreedyTree(BaseTreeEstimator):
         info = extra.get("pruning_info", {})
         if not isinstance(info, dict):
             raise ValueError("model field extra.pruning_info must be an object")
+        self.max_features_ = resolved_max_features(self.max_features, self.n_features_in_)
+        self.n_outputs_ = 1
+        if hasattr(self, "classes_"):
+            self.n_classes_ = int(self.classes_.shape[0])
         self.pruning_objective_ = None if bound is None else float(bound)
         self.pruning_path_ = [(int(n), math.nan if obj is None else float(obj))
                               for n, obj in path]

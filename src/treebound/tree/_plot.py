@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from treebound._flat._sklearn_view import as_flat
 from treebound._resources import check_resources
 from treebound.tree._export import _child_conditions, _fmt_number, _view
 
@@ -51,6 +52,7 @@ def _layout(tree, max_depth: int | None):
 def auto_max_depth(tree, max_leaves: int = DEFAULT_MAX_LEAVES) -> int | None:
     """The deepest level whose drawing has at most ``max_leaves`` columns (``None``: the whole
     tree fits). A column is a leaf above that level or a node at that level."""
+    tree = as_flat(tree)
     if tree.n_leaves <= max_leaves:
         return None
     depth = tree.node_depth

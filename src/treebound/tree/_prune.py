@@ -21,6 +21,7 @@ import dataclasses
 import numpy as np
 
 from treebound._flat._labels import label_indices, label_vector, unknown_labels
+from treebound._flat._sklearn_view import SklearnTree, as_flat
 from treebound._flat._storage import Tree
 from treebound._validation import check_sample_weight
 from treebound.certificates import fit_certificate
@@ -90,13 +91,13 @@ def prune(model_or_tree, X=None, y=None, *, method: str = "bound", sample_weight
     >>> result.estimator is None, result.tree.n_leaves, round(result.objective, 4)
     (True, 7, 1.7604)
     """
-    if isinstance(model_or_tree, Tree):
-        model, tree = None, model_or_tree
+    if isinstance(model_or_tree, Tree | SklearnTree):
+        model, tree = None, as_flat(model_or_tree)
         X_enc = None if X is None else np.asarray(X, dtype=np.float64)
         y_enc = None if y is None else np.asarray(y)
         n_categories = tree.n_categories
     elif hasattr(model_or_tree, "tree_") and hasattr(model_or_tree, "encoder_"):
-        model, tree = model_or_tree, model_or_tree.tree_
+        model, tree = model_or_tree, as_flat(model_or_tree.tree_)
         X_enc = None if X is None else model.encode(X)
         y_enc = None if y is None else _encode_target(model, y)
         n_categories = model.encoder_.n_categories
