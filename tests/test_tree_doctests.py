@@ -19,6 +19,7 @@ MODULES = [
     "treebound._flat._sklearn_view",
     "treebound.tree._sklearn_api",
     "treebound.tree._export",
+    "treebound.tree._sklearn_text",
     "treebound.tree._model_io",
     "treebound.tree._plot",
     "treebound.certificates._deployed",

@@ -125,13 +125,14 @@ def test_children_left_right_only_for_binary_trees():
 def test_export_text_names_features_thresholds_and_categories():
     frame, y = _mixed_frame()
     model = DecisionTreeClassifier(max_depth=2).fit(frame, y)
-    text = export_text(model, show_counts=True)
+    text = export_text(model, show_weights=True)
     assert "color in {" in text or "color = " in text
     assert "age <= " in text and "class: " in text
     deep = DecisionTreeClassifier(max_depth=3).fit(frame, y)
-    truncated = export_text(deep, max_depth=1)
-    n_internal_children = sum(deep.tree_.flat.first_child[c] >= 0 for c in deep.tree_.flat.children(0))
-    assert truncated.count("subtree of") == n_internal_children > 0
+    truncated = export_text(deep, max_depth=0)  # the root's test, then the subtrees' depths
+    flat = deep.tree_.flat
+    n_internal_children = sum(flat.first_child[c] >= 0 for c in flat.children(0))
+    assert truncated.count("truncated branch of depth") == n_internal_children > 0
 
 
 def _holds(condition, row):
@@ -172,4 +173,4 @@ def test_multiclass_and_regression_rules():
     reg = DecisionTreeRegressor(max_leaf_nodes=4).fit(X, X[:, 0])
     text = format_rules(reg)
     assert text.count("IF") == 4
-    assert "x0" in export_text(reg)
+    assert "feature_0 <= " in export_text(reg)  # scikit-learn's name when X had none

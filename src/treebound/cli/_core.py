@@ -213,7 +213,7 @@ def fit(
         typer.echo(f"pruned by {pruning}{grown} in {model.pruning_time_:.3f} s"
                    f"{_objective_text(pruning, model)}")
     if show_tree:
-        typer.echo("\n" + export_text(model))
+        typer.echo("\n" + export_text(model, max_depth=None).rstrip("\n"))
         typer.echo("\nrules:\n" + format_rules(model))
     if save is not None:
         typer.echo(f"\nmodel saved to {save}")
@@ -404,8 +404,9 @@ def plot(
     model_file: Annotated[Path, typer.Argument(help="Model file written by 'treebound fit'.")],
     out: Annotated[str, typer.Argument(help="Image file to write (PNG, SVG or PDF).")],
     max_depth: Annotated[int, typer.Option(
-        help="Draw only this many levels (default: all levels of a tree of at most 64 leaves, "
-             "else the deepest level that fits in 64 columns).")] = None,
+        help="Levels drawn in full below the root, as scikit-learn's plot_tree (the next one "
+             "as '(...)'; default: every level of a tree of at most 64 leaves, else the "
+             "deepest that fits in 64 columns).")] = None,
     dpi: Annotated[int, typer.Option(min=1, max=2400, help="Resolution of raster images.")]
     = 120,
     pruning_path: Annotated[bool, typer.Option(

@@ -16,7 +16,7 @@ _EXPORTS = {
     "DecisionTreeRegressor": "treebound.tree._classes",
     "Rule": "treebound.tree._export",
     "Tree": "treebound._flat._storage",
-    "export_text": "treebound.tree._export",
+    "export_text": "treebound.tree._sklearn_text",
     "format_rules": "treebound.tree._export",
     "leaf_rules": "treebound.tree._export",
     "load_model": "treebound.tree._model_io",

@@ -1,6 +1,7 @@
-"""Human-readable forms of a fitted tree: indented text and rules (a DNF per class).
+"""Human-readable forms of a fitted tree: its rules (a DNF per class), and the names and
+conditions that :mod:`treebound.tree._sklearn_text` writes as scikit-learn's text.
 
-Both accept a fitted estimator (feature names, categories and class labels come from it) or a
+They accept a fitted estimator (feature names, categories and class labels come from it) or a
 bare :class:`~treebound.tree.Tree` with optional names.
 """
 
@@ -134,95 +135,6 @@ def _child_conditions(view: _View, node: int) -> list[Condition]:
     slots = tree.category_child[off : off + width]
     return [Condition(name, "in", tuple(cats[c] for c in range(width) if slots[c] == j))
             for j in range(k)]
-
-
-def _leaf_text(view: _View, node: int, show_counts: bool) -> str:
-    value = view.tree.value[node]
-    if view.classes is None:
-        return f"value: {_fmt_number(float(value[0]))} (n={int(view.tree.n_node_samples[node])})"
-    label = view.classes[int(np.argmax(value))]
-    text = f"class: {label}"
-    if show_counts:
-        text += " " + str([_fmt_number(float(v)) for v in value]).replace("'", "")
-    return text
-
-
-def export_text(model, *, feature_names=None, class_names=None, max_depth: int | None = None,
-                show_counts: bool = False) -> str:
-    """Indented text of the tree, one line per test outcome (scikit-learn's ``export_text`` style).
-
-    Parameters
-    ----------
-    model : fitted estimator or Tree
-        A fitted treebound estimator (feature names, categories and class labels come from it)
-        or a bare :class:`~treebound.tree.Tree` (features ``x0, x1, ...``, category codes,
-        class indices).
-    feature_names : list of str, optional
-        Override the feature names.
-    class_names : list, optional
-        Override the class labels (classification).
-    max_depth : int, optional
-        Print only this many levels; deeper subtrees are summarized by their sample count.
-    show_counts : bool, default=False
-        Show the class counts at the leaves (classification).
-
-    Returns
-    -------
-    str
-
-    Examples
-    --------
-    >>> from sklearn.datasets import load_iris
-    >>> from treebound import DecisionTreeClassifier
-    >>> X, y = load_iris(return_X_y=True)
-    >>> model = DecisionTreeClassifier(max_depth=2).fit(X, y)
-    >>> print(export_text(model, feature_names=["sepal length", "sepal width", "petal length",
-    ...                                         "petal width"], show_counts=True))
-    |--- petal length <= 2.45
-    |   |--- class: 0 [50, 0, 0]
-    |--- petal length > 2.45
-    |   |--- petal width <= 1.75
-    |   |   |--- class: 1 [0, 49, 5]
-    |   |--- petal width > 1.75
-    |   |   |--- class: 2 [0, 1, 45]
-    >>> print(export_text(model, max_depth=1))
-    |--- x2 <= 2.45
-    |   |--- class: 0
-    |--- x2 > 2.45
-    |   |--- (subtree of 100 samples)
-    """
-    view = _view(model, feature_names, class_names)
-    if view.tree.first_child[0] < 0:
-        return "|--- " + _leaf_text(view, 0, show_counts)
-    return "\n".join(_render(view, show_counts, max_depth))
-
-
-def _render(view: _View, show_counts: bool, max_depth: int | None) -> list[str]:
-    tree = view.tree
-    out: list[str] = []
-    # Iterative preorder, so that a deep tree never hits the recursion limit. Items are lines
-    # to print (str) or (node, depth) to expand, popped in order.
-    stack: list = [(0, 0)]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            out.append(item)
-            continue
-        node, depth = item
-        conds = _child_conditions(view, node)
-        todo: list = []
-        for j, child in enumerate(tree.children(node)):
-            child = int(child)
-            todo.append(f"{'|   ' * depth}|--- {conds[j]}")
-            pad = "|   " * (depth + 1)
-            if tree.first_child[child] < 0:
-                todo.append(f"{pad}|--- {_leaf_text(view, child, show_counts)}")
-            elif max_depth is not None and depth + 1 >= max_depth:
-                todo.append(f"{pad}|--- (subtree of {int(tree.n_node_samples[child])} samples)")
-            else:
-                todo.append((child, depth + 1))
-        stack.extend(reversed(todo))
-    return out
 
 
 def _simplify(conditions: list[Condition]) -> tuple[Condition, ...]:

@@ -1,18 +1,24 @@
-"""Drawing a fitted tree with matplotlib (imported lazily).
+"""Drawing a fitted tree with matplotlib (imported lazily), as scikit-learn's ``plot_tree``.
 
-Internal nodes show their test and sample count; edges carry the outcome (``yes``/``no`` for a
-threshold, the category set for a categorical test); leaves show the prediction and the class
-counts. Leaves are spread evenly left to right and every internal node sits above the middle of
-its children, so the picture stays readable for trees of a few dozen leaves.
+Every box holds scikit-learn's text (:func:`~treebound.tree._sklearn_text.node_label`); the
+layout is treebound's: leaves spread evenly left to right, every internal node above the middle
+of its children, without recursion, and cut to a readable depth for big trees.
 """
 
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 
 from treebound._flat._sklearn_view import as_flat
 from treebound._resources import check_resources
-from treebound.tree._export import _child_conditions, _fmt_number, _view
+from treebound._validation import Interval, Options, external_stacklevel, validate_parameters
+from treebound.tree._export import _child_conditions, _view
+from treebound.tree._sklearn_text import node_label, resolve_names, sklearn_values
+
+_PLOT_CONSTRAINTS = {"label": [Options(("all", "root", "none"))],
+                     "precision": [Interval(int, 0, None)]}
 
 #: With ``max_depth="auto"``, trees with more leaves than this are drawn down to the deepest
 #: level that fits in this many columns (deeper subtrees are drawn as "...").
@@ -65,18 +71,21 @@ def auto_max_depth(tree, max_leaves: int = DEFAULT_MAX_LEAVES) -> int | None:
 
 
 def _resolve_max_depth(tree, max_depth, max_leaves):
+    """The level at which the drawing stops (its nodes are drawn as ``(...)``), or None."""
     if isinstance(max_leaves, bool) or not isinstance(max_leaves, int | np.integer) or \
             max_leaves < 1:
         raise ValueError(f"max_leaves must be a positive integer, got {max_leaves!r}")
     if isinstance(max_depth, str):
         if max_depth != "auto":
             raise ValueError(f"max_depth must be an integer, 'auto' or None, got {max_depth!r}")
-        return auto_max_depth(tree, int(max_leaves))
+        cut = auto_max_depth(tree, int(max_leaves))
+        return None if cut is None else max(cut, 1)
     if max_depth is not None and (isinstance(max_depth, bool) or
                                   not isinstance(max_depth, int | np.integer) or max_depth < 0):
         raise ValueError(f"max_depth must be a non-negative integer, 'auto' or None, got "
                          f"{max_depth!r}")
-    return max_depth
+    # scikit-learn's max_depth: levels 0..max_depth drawn in full, the next one as "(...)"
+    return None if max_depth is None else int(max_depth) + 1
 
 
 def _figure_inches(n_columns: int, n_levels: int) -> tuple[float, float]:
@@ -104,33 +113,126 @@ def _short(text: str, width: int = 28) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
-def plot_tree(model, ax=None, *, max_depth: int | str | None = "auto",
-              max_leaves: int = DEFAULT_MAX_LEAVES, feature_names=None,
-              class_names=None, fontsize: float | None = None, show_counts: bool = True):
-    """Draw a fitted treebound estimator (or a bare :class:`~treebound.tree.Tree`).
+def color_brew(n: int) -> list[list[int]]:
+    """scikit-learn's ``n`` colours of equally spaced hues (its ``filled`` palette)."""
+    colors = []
+    s, v = 0.75, 0.9
+    c = s * v
+    m = v - c
+    for h in np.arange(25, 385, 360.0 / n).astype(int):
+        h_bar = h / 60.0
+        x = c * (1 - abs((h_bar % 2) - 1))
+        rgb = [(c, x, 0), (x, c, 0), (0, c, x), (0, x, c), (x, 0, c), (c, 0, x), (c, x, 0)]
+        r, g, b = rgb[int(h_bar)]
+        colors.append([int(255 * (r + m)), int(255 * (g + m)), int(255 * (b + m))])
+    return colors
+
+
+class _Filler:
+    """scikit-learn's fill colour of a node: the majority class, as strong as it leads
+    (classification), the value between the extreme ones (regression), or the purity
+    (multi-output)."""
+
+    def __init__(self, tree, values: np.ndarray):
+        self.values = values
+        self.impurity = tree.impurity
+        n_classes = 1 if tree.task == "regression" else values.shape[2]
+        self.rgb = color_brew(n_classes)
+        self.bounds = None
+        if values.shape[1] != 1:
+            self.bounds = (-np.max(tree.impurity), -np.min(tree.impurity))
+        elif n_classes == 1 and len(np.unique(values)) != 1:
+            self.bounds = (np.min(values), np.max(values))
+        self.regression = n_classes == 1
+
+    def __call__(self, node: int) -> str:
+        if self.values.shape[1] == 1:
+            value = self.values[node][0, :]
+            if self.regression and self.bounds is not None:
+                value = value.item()
+        else:
+            value = -self.impurity[node]
+        if self.bounds is None:
+            color = list(self.rgb[int(np.argmax(value))])
+            ranked = sorted(value, reverse=True)
+            alpha = 0.0 if len(ranked) == 1 else (ranked[0] - ranked[1]) / (1 - ranked[1])
+        else:
+            color = list(self.rgb[0])
+            alpha = (value - self.bounds[0]) / (self.bounds[1] - self.bounds[0])
+        color = [int(round(alpha * c + (1 - alpha) * 255, 0)) for c in color]
+        return "#" + "".join(f"{c:02x}" for c in color)
+
+
+def _edge_label(view, node: int, slot: int) -> tuple[str, str] | None:
+    """Text and alignment on the edge to the ``slot``-th child: ``True``/``False`` under the
+    root's binary test (as scikit-learn), the levels of every child of a multiway test."""
+    tree = view.tree
+    if tree.n_children[node] == 2:
+        if node != 0:
+            return None
+        return ("True  ", "right") if slot == 0 else ("  False", "left")
+    cond = _child_conditions(view, node)[slot]
+    return _short(", ".join("<missing>" if v is None else str(v) for v in cond.value), 22), \
+        "center"
+
+
+def plot_tree(decision_tree, ax=None, *, max_depth: int | str | None = "auto",
+              feature_names=None, class_names=None, label: str = "all", filled: bool = False,
+              impurity: bool = True, node_ids: bool = False, proportion: bool = False,
+              rounded: bool = False, precision: int = 3, fontsize: float | None = None,
+              max_leaves: int = DEFAULT_MAX_LEAVES, show_counts=None):
+    """Draw a tree with matplotlib: scikit-learn's ``plot_tree``, for treebound's trees.
+
+    Every box holds what scikit-learn writes in it (the test, the impurity, the rows, the
+    value, the class; the same options choose), the root's edges read ``True``/``False``, and
+    nodes below ``max_depth`` are grey ``(...)`` boxes. A categorical test writes its first
+    child's levels (``color in {red, blue}``); a multiway test writes the feature's name and
+    the levels on each edge. Unlike scikit-learn's, the layout needs no recursion (any depth),
+    ``max_depth="auto"`` keeps a big tree readable, the figure is sized to the tree when ``ax``
+    is omitted, and the Axes are returned.
 
     Parameters
     ----------
-    model : fitted estimator or Tree
+    decision_tree : fitted estimator or Tree
+        A fitted treebound estimator or a bare :class:`~treebound.tree.Tree`.
     ax : matplotlib Axes, optional
         Drawn into a new figure sized to the tree when omitted.
     max_depth : int, "auto" or None, default="auto"
-        Draw only this many levels (deeper subtrees are shown as "..."). ``"auto"``: the whole
-        tree when it has at most ``max_leaves`` leaves, else the deepest level that fits in
-        ``max_leaves`` columns. ``None``: every level, however big (the figure is capped at
-        ``MAX_FIGURE_INCHES`` inches a side; text may then overlap).
+        Levels drawn in full below the root, as in scikit-learn (the next level is drawn as
+        ``(...)``). ``"auto"``: the whole tree when it has at most ``max_leaves`` leaves, else
+        the deepest level that fits in ``max_leaves`` columns. ``None``: every level, however
+        big (the figure is capped at ``MAX_FIGURE_INCHES`` inches a side).
+    feature_names : array-like of str, optional
+        By default those ``X`` had in ``fit``, else scikit-learn's ``x[0]``, ``x[1]``...
+    class_names : array-like or True, optional
+        Names of the classes (``True``: ``y[0]``, ``y[1]``...); the class line is written only
+        when given, as in scikit-learn.
+    label : {"all", "root", "none"}, default="all"
+        Where the lines are named (``gini = ``, ``samples = ``...).
+    filled : bool, default=False
+        Paint nodes by majority class (classification) or value (regression).
+    impurity : bool, default=True
+        Write the impurity.
+    node_ids : bool, default=False
+        Write the node's id (treebound's numbering, breadth-first).
+    proportion : bool, default=False
+        Samples as a percentage of the root's and values as fractions.
+    rounded : bool, default=False
+        Rounded boxes.
+    precision : int, default=3
+        Digits of thresholds, impurities and values.
+    fontsize : float, optional
+        Text size; by default it shrinks with the number of columns.
     max_leaves : int, default=64
         Columns of the drawing under ``max_depth="auto"``.
-    feature_names, class_names : list of str, optional
-        Override the names stored in the model.
-    fontsize : float, optional
-        Text size; by default it shrinks with the number of leaves.
-    show_counts : bool
-        Show class counts (classification) or sample counts (regression) at the leaves.
+    show_counts : bool, optional
+        Deprecated and without effect (the boxes hold scikit-learn's content; ``label`` and
+        ``impurity`` choose it); removed in the next release.
 
     Returns
     -------
     matplotlib.axes.Axes
+        The Axes drawn into (scikit-learn returns the list of its annotations: ``ax.texts``).
 
     Examples
     --------
@@ -139,17 +241,29 @@ def plot_tree(model, ax=None, *, max_depth: int | str | None = "auto",
     >>> from sklearn.datasets import load_iris
     >>> from treebound import DecisionTreeClassifier, plot_tree
     >>> X, y = load_iris(return_X_y=True, as_frame=True)
-    >>> ax = plot_tree(DecisionTreeClassifier(max_depth=2).fit(X, y))
-    >>> len(ax.texts) > 3
-    True
+    >>> ax = plot_tree(DecisionTreeClassifier(max_depth=2).fit(X, y), filled=True)
+    >>> print(ax.texts[0].get_text())
+    petal length (cm) <= 2.45
+    gini = 0.667
+    samples = 150
+    value = [50, 50, 50]
     """
     # matplotlib (~0.5 s to import) only when a figure is drawn
     import matplotlib.pyplot as plt
 
-    view = _view(model, feature_names, class_names)
+    if show_counts is not None:
+        warnings.warn("plot_tree's show_counts has no effect any more (the boxes hold "
+                      "scikit-learn's content: choose it with label= and impurity=); it will be "
+                      "removed in the next release", FutureWarning,
+                      stacklevel=external_stacklevel())
+    validate_parameters("plot_tree", {"label": label, "precision": precision},
+                        _PLOT_CONSTRAINTS)
+    view = resolve_names(decision_tree, feature_names, class_names, "x[{}]", "plot_tree")
     tree = view.tree
-    max_depth = _resolve_max_depth(tree, max_depth, max_leaves)
-    x, depth, drawn = _layout(tree, max_depth)
+    values = sklearn_values(decision_tree, tree)
+    criterion = getattr(decision_tree, "criterion", "impurity")
+    cut = _resolve_max_depth(tree, max_depth, max_leaves)
+    x, depth, drawn = _layout(tree, cut)
     _check_drawing(drawn)
     n_columns = int(np.nanmax(x)) + 1
     n_levels = int(depth[drawn].max()) + 1
@@ -157,54 +271,33 @@ def plot_tree(model, ax=None, *, max_depth: int | str | None = "auto",
         _, ax = plt.subplots(figsize=_figure_inches(n_columns, n_levels))
     if fontsize is None:
         fontsize = max(5.0, min(10.0, 120.0 / max(n_columns, 1)))
-    box = dict(boxstyle="round,pad=0.35", linewidth=0.8)
+    fill = _Filler(tree, values) if filled else None
+    box = {"boxstyle": "round" if rounded else "square"}
+    arrow = {"arrowstyle": "<-", "edgecolor": plt.rcParams["text.color"]}
     for node in np.flatnonzero(drawn):
-        cut = max_depth is not None and depth[node] >= max_depth and tree.first_child[node] >= 0
-        if tree.first_child[node] >= 0 and not cut:
-            conds = _child_conditions(view, node)
-            first = conds[0]
-            if first.op == "<=":
-                label = f"{_short(first.feature)} <= {_fmt_number(first.value)}"
-            else:
-                label = f"{_short(first.feature)}?"
-            label += f"\nn = {int(tree.n_node_samples[node])}"
-            ax.text(x[node], -depth[node], label, ha="center", va="center", fontsize=fontsize,
-                    bbox={**box, "facecolor": "#eef3fb", "edgecolor": "#4a6fa5"})
-            for slot, child in enumerate(tree.children(node)):
-                child = int(child)
-                ax.annotate("", xy=(x[child], -depth[child] + 0.18),
-                            xytext=(x[node], -depth[node] - 0.18),
-                            arrowprops=dict(arrowstyle="-", color="#888888", linewidth=0.8))
-                cond = conds[slot]
-                if cond.op == "<=":
-                    edge = "yes"
-                elif cond.op == ">":
-                    edge = "no"
-                else:
-                    edge = _short(", ".join("<missing>" if v is None else str(v)
-                                            for v in cond.value), 22)
-                ax.text((x[node] + x[child]) / 2, -(depth[node] + depth[child]) / 2, edge,
-                        ha="center", va="center", fontsize=fontsize * 0.85, color="#555555",
-                        bbox=dict(boxstyle="square,pad=0.1", facecolor="white",
-                                  edgecolor="none"))
+        parent = int(tree.parent[node]) if node else -1
+        spot = (x[node], -depth[node])
+        where = {} if parent < 0 else {"xy": (x[parent], -depth[parent]), "xytext": spot,
+                                       "arrowprops": arrow}
+        where.setdefault("xy", spot)
+        if cut is not None and depth[node] >= cut:
+            text, face = "\n  (...)  \n", "grey"
         else:
-            value = tree.value[node]
-            if cut:
-                label = f"...\nn = {int(tree.n_node_samples[node])}"
-                color = "#f2f2f2"
-            elif view.classes is None:
-                label = f"{_fmt_number(float(value[0]))}"
-                if show_counts:
-                    label += f"\nn = {int(tree.n_node_samples[node])}"
-                color = "#f7f2e6"
-            else:
-                k = int(np.argmax(value))
-                label = _short(str(view.classes[k]), 16)
-                if show_counts:
-                    label += "\n" + "/".join(_fmt_number(float(v)) for v in value)
-                color = plt.cm.Pastel1(k % 9)
-            ax.text(x[node], -depth[node], label, ha="center", va="center", fontsize=fontsize,
-                    bbox={**box, "facecolor": color, "edgecolor": "#777777"})
+            text = node_label(view, values, node, criterion,
+                              labels=label == "all" or (label == "root" and node == 0),
+                              class_names=True if class_names is True else (
+                                  view.classes if class_names is not None else None),
+                              impurity=impurity, node_ids=node_ids, proportion=proportion,
+                              precision=precision)
+            face = fill(node) if fill is not None else ax.get_facecolor()
+        ax.annotate(text, ha="center", va="center", fontsize=fontsize,
+                    zorder=100 - 10 * int(depth[node]), bbox={**box, "fc": face}, **where)
+        if parent >= 0:
+            slot = int(node - tree.first_child[parent])
+            edge = _edge_label(view, parent, slot)
+            if edge is not None:
+                ax.text((x[parent] + x[node]) / 2, -(depth[parent] + depth[node]) / 2, edge[0],
+                        ha=edge[1], va="center", fontsize=fontsize * 0.85)
     ax.set_xlim(-0.7, n_columns - 0.3)
     ax.set_ylim(-(n_levels - 1) - 0.6, 0.6)
     ax.axis("off")
