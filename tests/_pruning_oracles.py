@@ -179,3 +179,81 @@ def is_pruned_subtree(grown: Tree, pruned: Tree, old_to_new) -> bool:
             if any(old_to_new[c] < 0 for c in kids):
                 return False
     return len(kept) == pruned.n_nodes
+
+
+# ------------------------------------------------------------------ cost-complexity CV, naively
+def all_prunings(tree: Tree, node: int = 0) -> list[frozenset]:
+    """Every pruned subtree of ``tree`` below ``node``, as the set of its leaves (nodes of
+    ``tree``); exponential, for trees of a dozen leaves."""
+    if tree.first_child[node] < 0:
+        return [frozenset([node])]
+    kids = range(tree.first_child[node], tree.first_child[node] + tree.n_children[node])
+    combos = [frozenset()]
+    for child in kids:
+        combos = [c | p for c in combos for p in all_prunings(tree, child)]
+    return [frozenset([node]), *combos]
+
+
+def _leaf_errors(tree: Tree, leaves) -> int:
+    v = tree.value[sorted(leaves)]
+    return int(round(float((v.sum(axis=1) - v.max(axis=1)).sum())))
+
+
+def ccp_sequence(tree: Tree):
+    """CART's sequence ``T_0 > T_1 > ...`` from every pruned subtree: ``T_k`` is the smallest
+    subtree minimizing ``errors + a * leaves`` (``a`` in errors per leaf; exact fractions) on
+    ``[a_k, a_{k+1})``. Returns ``[(a_k, leaves of T_k)]``, ``a`` as a fraction of the rows."""
+    from fractions import Fraction
+
+    cands = [(_leaf_errors(tree, p), len(p), p) for p in all_prunings(tree)]
+
+    def best(a):
+        return min(cands, key=lambda c: (c[0] + a * c[1], c[1]))
+
+    breaks = {Fraction(0)}
+    for e1, l1, _ in cands:
+        for e2, l2, _ in cands:
+            if l1 > l2 and e2 > e1:
+                breaks.add(Fraction(e2 - e1, l1 - l2))
+    sequence = []
+    for a in sorted(breaks):
+        chosen = best(a)[2]
+        if not sequence or chosen != sequence[-1][1]:
+            sequence.append((a, chosen))
+    m = int(round(float(tree.weighted_n_node_samples[0])))
+    return [(float(a / m), leaves) for a, leaves in sequence]
+
+
+def predict_pruned(tree: Tree, leaves, X) -> np.ndarray:
+    """Classes a pruned subtree (its leaf set) predicts: the first leaf on each row's path."""
+    path = tree.decision_path(X).toarray().astype(bool)
+    is_leaf = np.zeros(tree.n_nodes, dtype=bool)
+    is_leaf[list(leaves)] = True
+    stop = np.argmax(path & is_leaf[None, :], axis=1)
+    return tree.majority_class[stop]
+
+
+def naive_ccp_cv(tree: Tree, fold_trees) -> dict:
+    """CART's K-fold CV selection (Breiman et al. 1984, sections 3.4 and 11.5) from scratch:
+    every tree's sequence by enumeration, each fold tree pruned at the geometric means of the
+    full tree's consecutive alphas, the CV error and its standard error
+    ``sqrt(R (1 - R) / N)``, the minimum (the largest tree on ties) and the 1-SE tree (the
+    smallest within one standard error of the minimum). ``fold_trees``: ``(tree, X_val,
+    y_val)``, unit weights."""
+    seq = ccp_sequence(tree)
+    alphas = [a for a, _ in seq]
+    reps = [math.sqrt(a * b) for a, b in zip(alphas, alphas[1:], strict=False)] + [math.inf]
+    wrong = np.zeros(len(seq))
+    n = 0
+    for fold, X_val, y_val in fold_trees:
+        fold_seq = ccp_sequence(fold)
+        for k, rep in enumerate(reps):
+            leaves = [lv for a, lv in fold_seq if a <= rep][-1]
+            wrong[k] += np.count_nonzero(predict_pruned(fold, leaves, X_val) != y_val)
+        n += len(y_val)
+    cv = wrong / n
+    se = np.sqrt(cv * (1 - cv) / n)
+    index_min = int(np.argmin(cv))
+    index_1se = max(k for k in range(len(seq)) if cv[k] <= cv[index_min] + se[index_min] + 1e-12)
+    return {"alphas": alphas, "n_leaves": [len(lv) for _, lv in seq], "cv_error": cv,
+            "cv_se": se, "index_min": index_min, "index_1se": index_1se}
