@@ -26,6 +26,7 @@ CONFIGS = {
         {"pruning": "bound", "pruning_params": {"variant": "loose", "delta": 0.2}},
         {"pruning": "ccp_cv", "pruning_params": {"n_folds": 4}, "random_state": 1},
         {"pruning": "mcart_cv", "pruning_params": {"n_folds": 3, "rule": "1se"}, "random_state": 0},
+        {"pruning": "certified", "pruning_params": {"n_folds": 3}, "random_state": 0},
         {"pruning": "srm"},
         {"pruning": "reduced_error", "random_state": 2},
     ],

@@ -60,3 +60,99 @@ def test_one_se_tree_is_the_smallest_within_one_standard_error(method):
     assert one_se.get_n_leaves() == min(leaves[k] for k in within)
     assert best.get_n_leaves() == leaves[int(np.argmin(cv))]
     assert one_se.pruning_info_["cv_error"] == info["cv_error"]  # same folds, same path
+
+
+# ------------------------------------------------------------------------- certified selection
+def _naive_certified(X, y, kw, n_folds, random_state, n_se=1.0):
+    """Certified selection from scratch: CART's CV path by enumeration, the band of ``n_se``
+    standard errors, every tree of the band refit as an estimator and certified with
+    ``treebound.certify`` (the public function, on the training rows)."""
+    from treebound import certify
+
+    grown = DecisionTreeClassifier(**kw).fit(X, y)
+    folds = []
+    for train, val in StratifiedKFold(n_folds, shuffle=True,
+                                      random_state=_fold_seed(random_state)).split(X, y):
+        fold = DecisionTreeClassifier(**kw).fit(X[train], y[train]).tree_
+        folds.append((fold, X[val], y[val]))
+    oracle = naive_ccp_cv(grown.tree_, folds)
+    cv, se, best = oracle["cv_error"], oracle["cv_se"], oracle["index_min"]
+    band = [k for k in range(len(cv)) if cv[k] <= cv[best] + n_se * se[best] + 1e-12]
+    certificates = {}
+    for k in band:
+        pruned = DecisionTreeClassifier(**kw, pruning="ccp_cv").fit(X, y)  # any pruned copy
+        pruned.tree_ = grown.tree_.collapse(
+            np.isin(np.arange(grown.tree_.n_nodes), _collapsed(grown.tree_, oracle, k)))[0]
+        certificates[k] = certify(pruned, X, y).risk_upper_bound
+    chosen = min(band, key=lambda k: (certificates[k], -k))
+    return oracle, band, certificates, chosen
+
+
+def _collapsed(tree, oracle, k):
+    """Nodes of ``tree`` that are leaves of the k-th tree of the oracle's sequence and internal
+    in ``tree``."""
+    from _pruning_oracles import ccp_sequence
+
+    leaves = ccp_sequence(tree)[k][1]
+    return [v for v in leaves if tree.first_child[v] >= 0]
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000), n_se=st.sampled_from([0.0, 1.0, 2.0]))
+def test_certified_matches_a_naive_selection(seed, n_se):
+    X, y = _noisy(seed, n=80)
+    kw = {"max_leaf_nodes": 8, "random_state": seed}
+    model = DecisionTreeClassifier(pruning="certified",
+                                   pruning_params={"n_folds": 4, "n_se": n_se}, **kw).fit(X, y)
+    oracle, band, certificates, chosen = _naive_certified(X, y, kw, 4, seed, n_se)
+    info = model.pruning_info_
+    assert info["candidates"] == band
+    np.testing.assert_allclose(info["certificates"], [certificates[k] for k in band], rtol=1e-12)
+    assert info["chosen"] == chosen
+    assert model.get_n_leaves() == oracle["n_leaves"][chosen]
+    # the objective is the chosen tree's certificate, and the estimator's own certificate_
+    assert model.pruning_objective_ == certificates[chosen]
+    assert model.certificate_.risk_upper_bound == certificates[chosen]
+
+
+def test_certified_never_worse_than_the_one_se_tree_in_certificate():
+    X, y = _noisy(11, n=400)
+    kw = {"random_state": 0, "max_leaf_nodes": 40}
+    certified = DecisionTreeClassifier(pruning="certified", **kw).fit(X, y)
+    one_se = DecisionTreeClassifier(pruning="ccp_cv", pruning_params={"rule": "1se"},
+                                    **kw).fit(X, y)
+    best = DecisionTreeClassifier(pruning="ccp_cv", **kw).fit(X, y)
+    # both CV trees are in the band; the same folds give the same path
+    assert certified.pruning_info_["cv_error"] == best.pruning_info_["cv_error"]
+    bound = certified.certificate_.risk_upper_bound
+    assert bound <= one_se.certificate_.risk_upper_bound
+    assert bound <= best.certificate_.risk_upper_bound
+    assert min(certified.pruning_info_["certificates"]) == bound
+
+
+def test_certified_refuses_regression_and_bad_options():
+    from sklearn.datasets import load_diabetes
+
+    from treebound import DecisionTreeRegressor
+
+    X, y = load_diabetes(return_X_y=True)
+    with pytest.raises(ValueError, match="classification only"):
+        DecisionTreeRegressor(pruning="certified").fit(X, y)
+    X, y = _noisy(0)
+    with pytest.raises(ValueError, match="n_se"):
+        DecisionTreeClassifier(pruning="certified", pruning_params={"n_se": -1}).fit(X, y)
+    with pytest.raises(ValueError, match="unknown pruning_params"):
+        DecisionTreeClassifier(pruning="certified", pruning_params={"rule": "1se"}).fit(X, y)
+
+
+def test_certified_with_multiway_categorical_trees_and_labels_minus_one_plus_one():
+    rng = np.random.default_rng(0)
+    X = rng.integers(0, 4, size=(300, 3)).astype(float)
+    y = np.where((X[:, 0] == 1) | (X[:, 1] == 2), 1, -1)
+    y[rng.random(300) < 0.1] *= -1
+    for split in ("binary", "multiway"):
+        model = DecisionTreeClassifier(pruning="certified", categorical_features=[0, 1, 2],
+                                       categorical_split=split, random_state=0).fit(X, y)
+        assert set(model.predict(X)) <= {-1, 1}
+        assert 0 < model.pruning_objective_ <= 1
+        assert model.certificate_.risk_upper_bound <= 1

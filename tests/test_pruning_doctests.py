@@ -15,6 +15,7 @@ MODULES = [
     "treebound.pruning._dispatch",
     "treebound.pruning._bound_objective",
     "treebound.pruning.certificate_bound",
+    "treebound.pruning.certified",
     "treebound.pruning.cost_complexity",
     "treebound.pruning.reduced_error",
     "treebound.pruning.srm",

@@ -34,7 +34,7 @@ def test_every_method_prunes_a_subtree_and_sets_attributes(cancer, method):
     assert model.get_n_leaves() <= 30
     assert model.pruning_time_ >= 0.0
     assert model.pruning_path_[0][0] >= model.pruning_path_[-1][0]
-    assert (model.pruning_objective_ is not None) == (method in ("bound", "srm"))
+    assert (model.pruning_objective_ is not None) == (method in ("bound", "certified", "srm"))
     if method != "reduced_error":  # reduced_error grows on 80 % of the data
         mask = np.zeros(grown.tree_.flat.n_nodes, dtype=bool)
         result = prune(grown, X, y, method=method, random_state=None)
@@ -307,7 +307,7 @@ def test_the_registry_is_the_one_place_that_knows_each_method():
 
     needs = {name: method.needs(resolve_params(name, None, task=method.tasks[0]))
              for name, method in REGISTRY.items()}
-    assert [name for name, n in needs.items() if n.regrow] == ["ccp_cv", "mcart_cv"]
+    assert [name for name, n in needs.items() if n.regrow] == ["ccp_cv", "mcart_cv", "certified"]
     assert [name for name, n in needs.items() if n.holdout] == ["reduced_error"]
     assert [name for name, n in needs.items() if n.node_statistics] == ["bound", "srm"]
     hti = REGISTRY["bound"].needs(resolve_params("bound", {"objective": "hti"}))

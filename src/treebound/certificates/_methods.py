@@ -99,8 +99,10 @@ class BoundValue:
 
 
 def log_growth_bound(deployed, n_points: int, multiway: bool,
-                     table_budget: int = DEFAULT_TABLE_BUDGET) -> tuple[float, str]:
-    """``ln tau_T(n_points)`` of the deployed tree's shape and the name of the bound used."""
+                     table_budget: int = DEFAULT_TABLE_BUDGET, cache=None) -> tuple[float, str]:
+    """``ln tau_T(n_points)`` of the deployed tree's shape and the name of the bound used
+    (``cache``: a :class:`~treebound.theory.PartitioningCache` shared by trees certified on the
+    same rows, e.g. the nested candidates of certified selection)."""
     tree = deployed.tree
     n = deployed.n_classes
     L = tree.n_leaves
@@ -122,7 +124,7 @@ def log_growth_bound(deployed, n_points: int, multiway: bool,
     if not certificate_uses_theorem9(tree.n_nodes, below, min(n, L), n_points, n_features):
         return closed, "leaf_assignments"
     tight = log_growth_function_upper_bound(shapes[0], n_examples=n_points,
-                                            n_features=n_features, n_classes=n)
+                                            n_features=n_features, n_classes=n, cache=cache)
     if tight <= closed:
         return tight, "theorem9"
     return closed, "leaf_assignments"

@@ -94,7 +94,8 @@ def fit(
     save: Annotated[str, typer.Option(help="Write the fitted model here (JSON).")] = None,
     show_tree: Annotated[bool, typer.Option(help="Print the tree and its rules.")] = True,
     pruning: Annotated[str, typer.Option(
-        help="Prune the grown tree: bound (no CV), ccp_cv, mcart_cv, srm or reduced_error."
+        help="Prune the grown tree: bound (no CV), ccp_cv, mcart_cv, certified, srm or "
+             "reduced_error."
     )] = None,
     pruning_param: Annotated[list[str], typer.Option(
         help="Option of the pruning method as KEY=VALUE (repeatable), e.g. delta=0.1.")] = None,

@@ -44,12 +44,13 @@ class PruningResult:
         The sequence of ``(n_leaves, objective)`` visited, in order (see each method for what
         the objective is: the bound ``eps`` for "bound", the root's ``E_g`` for "srm", the
         held-out error for "reduced_error", the cross-validated error of each tree of the
-        weakest-link sequence for "ccp_cv"/"mcart_cv").
+        weakest-link sequence for "ccp_cv"/"mcart_cv"/"certified").
     objective : float or None
         The final value of the objective the method minimized, when that is a risk bound:
         "bound" — the Shawe-Taylor ``eps`` (Eq. 8 of Leboeuf et al. 2020, may exceed 1) or the
         certificate its ``objective`` option names; "srm" — Vapnik's ``E_g`` of the whole tree
-        (Yıldız 2015 Eqs. 2-3); ``None`` for the other methods. (``bound`` is its deprecated
+        (Yıldız 2015 Eqs. 2-3); "certified" — the chosen tree's certificate; ``None`` for the
+        other methods. (``bound`` is its deprecated
         alias.)
     time : float
         Wall-clock seconds spent pruning (for the CV methods this includes growing the fold

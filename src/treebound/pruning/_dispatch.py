@@ -28,14 +28,14 @@ def run_pruning(tree, method: str, params: dict | None = None, *, X=None, y=None
     Algorithm 3) with the Shawe-Taylor objective and "srm" (Yıldız 2015) read the training
     statistics stored in the tree's nodes; "bound" with a certificate objective counts errors
     on the training rows; "reduced_error" reads a pruning set; "ccp_cv"/"mcart_cv" (Breiman et
-    al. 1984) regrow trees on cross-validation folds of the training data (each method's
+    al. 1984) and "certified" regrow trees on cross-validation folds of the training data (each method's
     :class:`~treebound.pruning._registry.Needs`).
 
     Parameters
     ----------
     tree : treebound.tree.Tree
         The grown tree (left untouched).
-    method : {"bound", "ccp_cv", "mcart_cv", "srm", "reduced_error"}
+    method : {"bound", "ccp_cv", "mcart_cv", "certified", "srm", "reduced_error"}
         The pruning method (:data:`METHODS`).
     params : dict, optional
         Options of the method (``pruning_params`` of the estimators), validated and completed

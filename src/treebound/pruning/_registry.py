@@ -37,6 +37,7 @@ from treebound._validation import Interval, Options, external_stacklevel, valida
 from treebound.pruning._core import PruningResult
 from treebound.pruning.bound import choose_variant, prune_bound
 from treebound.pruning.certificate_bound import prune_by_certificate
+from treebound.pruning.certified import prune_certified
 from treebound.pruning.cost_complexity import prune_cost_complexity_cv
 from treebound.pruning.reduced_error import prune_reduced_error
 from treebound.pruning.srm import prune_srm
@@ -284,16 +285,28 @@ def _bound_objective_label(info: dict) -> str:
         info.get("objective", "shawe_taylor"), "Shawe-Taylor risk bound ε (Leboeuf et al. Eq. 8)")
 
 
-def _run_cost_complexity(tree, params, data: PruningData, cache):
+def _fold_trees(tree, n_folds: int, data: PruningData) -> list:
+    """``(fold tree, X_val, y_val, w_val)`` of every fold: the tree regrown on the other folds."""
     classification = tree.task == "classification"
     folds = []
-    for train_idx, val_idx in cv_folds(data.y, params["n_folds"], data.seed, classification):
+    for train_idx, val_idx in cv_folds(data.y, n_folds, data.seed, classification):
         fold_tree = data.grow(data.X[train_idx], data.y[train_idx],
                               data.sample_weight[train_idx])
         folds.append((fold_tree, data.X[val_idx], data.y[val_idx],
                       data.sample_weight[val_idx]))
+    return folds
+
+
+def _run_cost_complexity(tree, params, data: PruningData, cache):
+    folds = _fold_trees(tree, params["n_folds"], data)
     return prune_cost_complexity_cv(tree, folds, method=params["method"], rule=params["rule"],
                                     risk=params["risk"], started=data.started)
+
+
+def _run_certified(tree, params, data: PruningData, cache):
+    folds = _fold_trees(tree, params["n_folds"], data)
+    return prune_certified(tree, folds, data.X, data.y, n_se=params["n_se"],
+                           risk=params["risk"], delta=params["delta"], started=data.started)
 
 
 def _cost_complexity(name: str, summary: str) -> PruningMethod:
@@ -333,6 +346,19 @@ REGISTRY: dict[str, PruningMethod] = {m.name: m for m in (
                                "(Breiman et al. 1984)"),
     _cost_complexity("mcart_cv", "M-CART: cost-complexity with a VC-based complexity, K-fold "
                                  "cross-validation"),
+    PruningMethod(
+        name="certified",
+        summary="the smallest certificate among the cost-complexity trees within one standard "
+                "error of the best K-fold CV error",
+        parameters={"n_folds": (10, [Interval(int, 2, None)]),
+                    "n_se": (1.0, [Interval(float, 0.0, None, "left")]),
+                    "risk": ("error", [Options(RISKS)]),
+                    "delta": (0.05, [Interval(float, 0.0, 1.0, "neither")])},
+        tasks=("classification",),
+        needs=lambda params: Needs(rows=True, regrow=True),
+        run=_run_certified,
+        objective=lambda info: "cross-validated error of T_k (the candidates: within "
+                               f"{info.get('n_se', 1.0):g} SE of the smallest)"),
     PruningMethod(
         name="srm",
         summary="Yildiz (2015) SRM pruning with VC-dimension bounds",
@@ -395,7 +421,7 @@ def resolve_params(method: str, params: dict | None, *, task: str = "classificat
 
     Parameters
     ----------
-    method : {"bound", "ccp_cv", "mcart_cv", "srm", "reduced_error"}
+    method : {"bound", "ccp_cv", "mcart_cv", "certified", "srm", "reduced_error"}
         The pruning method (:data:`METHODS`).
     params : dict or None
         ``pruning_params`` as the user gave them; keys must be options of ``method`` (see

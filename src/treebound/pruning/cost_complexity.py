@@ -38,10 +38,12 @@ __all__ = [
     "RULES",
     "WeakestLinkSequence",
     "cost_complexity_path",
+    "cross_validated_path",
     "mcart_complexity",
     "prune_at_alpha",
     "prune_cost_complexity_cv",
     "weakest_link_sequence",
+    "within_standard_errors",
 ]
 
 
@@ -424,6 +426,111 @@ def fold_losses(tree, seq: WeakestLinkSequence, alphas_eval, X_val, y_val, w_val
     return sums, squares
 
 
+
+def cross_validated_path(tree, fold_trees, *, method: str = "ccp_cv", risk: str = "error",
+                         n_features: int | None = None):
+    """The weakest-link sequence of ``tree`` with the CV error of every tree and its standard
+    error (the module docstring; :func:`prune_cost_complexity_cv` selects from it).
+
+    Parameters
+    ----------
+    tree : Tree
+        The tree grown on all the training data.
+    fold_trees : list of (Tree, X_val, y_val, w_val)
+        As in :func:`prune_cost_complexity_cv`.
+    method : {"ccp_cv", "mcart_cv"}, default="ccp_cv"
+        CART's complexity or M-CART's.
+    risk : {"error", "impurity"}, default="error"
+        ``R(t)`` of the weakest link.
+    n_features : int, optional
+        ``ell`` of M-CART's complexity (default: the tree's number of features).
+
+    Returns
+    -------
+    sequence : WeakestLinkSequence
+    cv_error : ndarray
+        Mean held-out loss of every ``T_k`` (weighted by the validation weights).
+    cv_se : ndarray
+        Its standard error over the ``N`` held-out rows of all the folds (Breiman et al.
+        section 11.5): ``sqrt(R (1 - R) / N)`` for the 0-1 loss with unit weights.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.datasets import load_iris
+    >>> from sklearn.model_selection import StratifiedKFold
+    >>> from treebound import DecisionTreeClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> tree = DecisionTreeClassifier(random_state=0).fit(X, y).tree_
+    >>> folds = []
+    >>> for train, val in StratifiedKFold(5, shuffle=True, random_state=0).split(X, y):
+    ...     fold = DecisionTreeClassifier(random_state=0).fit(X[train], y[train]).tree_
+    ...     folds.append((fold, X[val], y[val], np.ones(len(val))))
+    >>> seq, cv_error, se = cross_validated_path(tree, folds)
+    >>> seq.n_leaves.tolist(), (cv_error * 150).round().astype(int).tolist()
+    ([9, 7, 4, 3, 2, 1], [10, 10, 11, 11, 50, 100])
+    """
+    if method not in COMPLEXITIES:
+        raise ValueError(f"method must be one of {tuple(COMPLEXITIES)}, got {method!r}")
+    ell = tree.n_features if n_features is None else int(n_features)
+    factory = COMPLEXITIES[method]
+
+    def complexity_of(t):
+        if factory is None:
+            return None
+        return factory(int(round(t.weighted_n_node_samples[0])), ell)
+
+    seq = weakest_link_sequence(tree, risk, complexity_of(tree))
+    alphas = seq.alphas
+    upper = np.append(alphas[1:], np.inf)
+    with np.errstate(invalid="ignore"):
+        representative = np.where(np.isfinite(upper), np.sqrt(alphas * upper), np.inf)
+    total_loss = np.zeros(len(alphas))
+    total_square = np.zeros(len(alphas))
+    total_weight = 0.0
+    for fold_tree, X_val, y_val, w_val in fold_trees:
+        fold_seq = weakest_link_sequence(fold_tree, risk, complexity_of(fold_tree))
+        sums, squares = fold_losses(fold_tree, fold_seq, representative, X_val, y_val, w_val)
+        total_loss += sums
+        total_square += squares
+        total_weight += float(np.sum(w_val))
+    if total_weight <= 0:
+        raise ValueError("cross-validation folds hold no validation weight")
+    cv_error = total_loss / total_weight
+    # Standard error of the mean held-out loss (Breiman 3.4.3 / 11.5): the binomial
+    # sqrt(R (1 - R) / N) for the 0-1 loss, the sample standard deviation for squared errors.
+    variance = np.clip(total_square / total_weight - cv_error**2, 0.0, None)
+    return seq, cv_error, np.sqrt(variance / total_weight)
+
+
+def within_standard_errors(cv_error, cv_se, n_se: float = 1.0) -> np.ndarray:
+    """Indices of the trees whose CV error is within ``n_se`` standard errors of the smallest
+    (the standard error of the tree of smallest CV error, the first one on ties).
+
+    Parameters
+    ----------
+    cv_error : array-like of float
+        The CV error of every tree of the path.
+    cv_se : array-like of float
+        Its standard error.
+    n_se : float, default=1.0
+        Width of the band in standard errors (``1``: CART's one-standard-error rule).
+
+    Returns
+    -------
+    ndarray of int
+        The indices, increasing (the smallest tree of the band is the last).
+
+    Examples
+    --------
+    >>> within_standard_errors(np.array([0.10, 0.08, 0.09, 0.2]), np.array([0.01] * 4)).tolist()
+    [1, 2]
+    """
+    cv_error = np.asarray(cv_error, dtype=np.float64)
+    index_min = int(np.argmin(cv_error))
+    limit = cv_error[index_min] + n_se * float(np.asarray(cv_se)[index_min])
+    return np.flatnonzero(cv_error <= limit + 1e-12)
+
 def prune_cost_complexity_cv(tree, fold_trees, *, method: str = "ccp_cv", rule: str = "min",
                              risk: str = "error", n_features: int | None = None,
                              started: float | None = None):
@@ -473,43 +580,13 @@ def prune_cost_complexity_cv(tree, fold_trees, *, method: str = "ccp_cv", rule: 
     """
     tree = as_flat(tree)
     started = time.perf_counter() if started is None else started
-    if method not in COMPLEXITIES:
-        raise ValueError(f"method must be one of {tuple(COMPLEXITIES)}, got {method!r}")
     if rule not in RULES:
         raise ValueError(f"rule must be one of {RULES}, got {rule!r}")
-    ell = tree.n_features if n_features is None else int(n_features)
-
-    factory = COMPLEXITIES[method]
-
-    def complexity_of(t):
-        if factory is None:
-            return None
-        return factory(int(round(t.weighted_n_node_samples[0])), ell)
-
-    seq = weakest_link_sequence(tree, risk, complexity_of(tree))
+    seq, cv_error, se = cross_validated_path(tree, fold_trees, method=method, risk=risk,
+                                             n_features=n_features)
     alphas = seq.alphas
-    upper = np.append(alphas[1:], np.inf)
-    with np.errstate(invalid="ignore"):
-        representative = np.where(np.isfinite(upper), np.sqrt(alphas * upper), np.inf)
-    total_loss = np.zeros(len(alphas))
-    total_square = np.zeros(len(alphas))
-    total_weight = 0.0
-    for fold_tree, X_val, y_val, w_val in fold_trees:
-        fold_seq = weakest_link_sequence(fold_tree, risk, complexity_of(fold_tree))
-        sums, squares = fold_losses(fold_tree, fold_seq, representative, X_val, y_val, w_val)
-        total_loss += sums
-        total_square += squares
-        total_weight += float(np.sum(w_val))
-    if total_weight <= 0:
-        raise ValueError("cross-validation folds hold no validation weight")
-    cv_error = total_loss / total_weight
-    # Standard error of the mean held-out loss (Breiman 3.4.3 / 8.5): the binomial
-    # sqrt(R (1 - R) / N) for the 0-1 loss, the sample standard deviation for squared errors.
-    variance = np.clip(total_square / total_weight - cv_error**2, 0.0, None)
-    se = np.sqrt(variance / total_weight)
     index_min = int(np.argmin(cv_error))
-    within = np.flatnonzero(cv_error <= cv_error[index_min] + se[index_min] + 1e-12)
-    index_1se = int(within.max())
+    index_1se = int(within_standard_errors(cv_error, se).max())
     chosen = index_min if rule == "min" else index_1se
     path = list(zip(seq.n_leaves.tolist(), cv_error.tolist(), strict=True))
     info = {"alphas": alphas.tolist(), "cv_error": cv_error.tolist(), "cv_se": se.tolist(),

@@ -100,12 +100,14 @@ default="depth_first"
     random_state : int, RandomState or None, default=None
         Seeds the feature sampling of ``max_features``, the cross-validation folds and the
         held-out split of the pruning methods.
-    pruning : {None, "bound", "ccp_cv", "mcart_cv", "srm", "reduced_error"}, default=None
+    pruning : {None, "bound", "ccp_cv", "mcart_cv", "certified", "srm", "reduced_error"}, \
+default=None
         Grow with the settings above, then prune (:mod:`treebound.pruning`): "bound" =
         Leboeuf et al. Algorithm 3 (minimizes a risk bound, no cross-validation), "ccp_cv" =
         CART cost-complexity with K-fold CV (fold trees regrown with the same settings),
-        "mcart_cv" = M-CART, "srm" = Yildiz's SRM pruning, "reduced_error" = grow on 80 %,
-        prune on the held-out 20 % (Yildiz's CVprune).
+        "mcart_cv" = M-CART, "certified" = the smallest certificate among the cost-complexity
+        trees within one standard error of the best CV error, "srm" = Yildiz's SRM pruning,
+        "reduced_error" = grow on 80 %, prune on the held-out 20 % (Yildiz's CVprune).
     pruning_params : dict or None, default=None
         Options of the pruning method (``treebound.pruning.PARAMETERS``); unknown keys raise.
         "bound": ``objective`` (what the search minimizes: "shawe_taylor", Eq. 8 of Leboeuf
@@ -115,7 +117,8 @@ default="depth_first"
         (r = 2**-exponent), ``variant`` ("tight", "loose", "loose_paper" or "auto", the
         default: "tight" when its tables fit :func:`treebound.resource_limits`, else "loose"
         with a warning), ``search`` ("lazy", "all"); "ccp_cv"/"mcart_cv": ``n_folds`` (10),
-        ``rule`` ("min", "1se"), ``risk`` ("error", "impurity"); "srm": ``a1`` (0.1), ``a2``
+        ``rule`` ("min", "1se"), ``risk`` ("error", "impurity"); "certified": ``n_folds`` (10),
+        ``n_se`` (1.0), ``risk``, ``delta`` (0.05); "srm": ``a1`` (0.1), ``a2``
         (2.0), ``vc_bound`` ("lower", "upper"); "reduced_error": ``holdout`` (0.2).
     handle_unknown : {"heaviest_child", "error"}, default="heaviest_child"
         A categorical level never seen in training (or a missing value when training had

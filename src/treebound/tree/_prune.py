@@ -43,11 +43,12 @@ def prune(model_or_tree, X=None, y=None, *, method: str = "bound", sample_weight
         A fitted treebound estimator, or a bare tree (then ``X`` must already be encoded and
         ``y`` given as class indices / float targets).
     X, y : array-like, optional
-        "ccp_cv"/"mcart_cv": the training data the tree was grown on (fold trees are regrown on
-        it with the estimator's growth settings). "reduced_error": the held-out pruning set.
+        "ccp_cv"/"mcart_cv"/"certified": the training data the tree was grown on (fold trees
+        are regrown on it with the estimator's growth settings). "reduced_error": the held-out pruning set.
         "bound" and "srm" do not read them: they use the training statistics stored in the
         tree's nodes.
-    method : {"bound", "ccp_cv", "mcart_cv", "srm", "reduced_error"}, default="bound"
+    method : {"bound", "ccp_cv", "mcart_cv", "certified", "srm", "reduced_error"}, \
+default="bound"
         The pruning method (see :mod:`treebound.pruning`).
     sample_weight : array-like, optional
         Weights of ``X``.

@@ -1,0 +1,193 @@
+"""Certified selection (``pruning="certified"``): among the trees of the cost-complexity path
+whose cross-validated error is within one standard error of the best, the one with the
+smallest certificate.
+
+The candidates are the trees ``T_k`` of CART's weakest-link sequence of the grown tree
+(:mod:`.cost_complexity`), each with its K-fold CV error and the standard error of that error
+over the held-out rows (the same folds and numbers as ``pruning="ccp_cv"``). The trees whose CV
+error is at most the smallest plus ``n_se`` of its standard errors are kept; each is certified
+on the training rows with the default certificate of :func:`treebound.certify` (method
+``"auto"``: the smaller of the ``hti`` and sample-compression bounds, each at ``delta / 2``),
+and the tree of smallest certificate is returned (the smaller tree on ties).
+
+Why the certificate of the returned tree is still a certificate, although the training rows
+chose it: both bounds of ``"auto"`` hold, with probability at least ``1 - delta / 2`` each,
+*simultaneously for every tree of the class they cover*, a union bound over that class with a
+prior fixed before the rows are drawn. ``hti`` covers every classification tree over the
+features, of every shape (the prior ``6 / (pi^2 L^2) / WE(L)`` over shapes with ``L`` leaves,
+Leboeuf et al. 2020, section 6.2), of every choice of tests and leaf labels (the growth function
+of the shape on the ``m`` rows and a ghost sample of ``4 m``, Leboeuf, LeBlanc & Marchand
+2021, Theorem 5); compression covers every tree its scheme can rebuild from a subset of the
+rows and a message (each threshold rebuilt from two rows; the message prior over the tests and
+labels). On the event of probability at least ``1 - delta`` where both hold, every tree's error
+on new data is at most its certificate, so whatever chose the tree — the CV folds, the band
+of one standard error, the minimum over the candidates — its certificate holds. The selection
+may look at the data because the bound never paid for a single tree.
+
+The candidates are ranked with the categorical levels seen in training (as bound pruning's
+certificate objectives do); the estimator's ``certificate_`` counts the declared levels, the
+same number when every feature is numeric.
+"""
+
+from __future__ import annotations
+
+import time
+from types import SimpleNamespace
+
+import numpy as np
+
+from treebound._resources import unlimited
+from treebound.certificates._counting import log_shape_prior, seen_levels
+from treebound.certificates._deployed import DeployedTree, treebound_midpoint
+from treebound.certificates._methods import (
+    DEFAULT_TABLE_BUDGET,
+    NotApplicable,
+    Sample,
+    bound_compression,
+    log_growth_bound,
+)
+from treebound.pruning._core import finish
+from treebound.pruning.cost_complexity import cross_validated_path, within_standard_errors
+from treebound.theory import PartitioningCache
+from treebound.theory.tail_inversion import hypergeometric_tail_inversion_bound
+
+__all__ = ["candidate_certificate", "prune_certified"]
+
+
+def candidate_certificate(tree, X, y, *, delta: float = 0.05, cache=None) -> tuple[float, str]:
+    """The default certificate of a tree on its training rows: :func:`treebound.certify`'s
+    method ``"auto"``, the smaller of the ``hti`` and compression bounds, each at ``delta / 2``.
+
+    Parameters
+    ----------
+    tree : Tree
+        A classification tree (grown or pruned) whose rows are ``X, y``.
+    X : ndarray of float64, shape (n_rows, n_features)
+        The encoded training rows (each counted once).
+    y : ndarray of int, shape (n_rows,)
+        Their class indices.
+    delta : float in (0, 1), default=0.05
+        Confidence of the certificate.
+    cache : PartitioningCache, optional
+        Theorem 9 tables shared by the trees certified on these rows (nested candidates share
+        most of their subtree shapes); a fresh one when omitted.
+
+    Returns
+    -------
+    value : float
+        The certificate, ``certify(model, X, y).risk_upper_bound`` for a model holding ``tree``.
+    chosen : str
+        ``"hti"`` or ``"compression"``, the smaller (``"hti"`` on ties, as ``certify``).
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_iris
+    >>> from treebound import DecisionTreeClassifier
+    >>> X, y = load_iris(return_X_y=True)
+    >>> model = DecisionTreeClassifier(max_leaf_nodes=4, growth="top_down").fit(X, y)
+    >>> value, chosen = candidate_certificate(model.tree_, X, y)
+    >>> value == model.certificate_.risk_upper_bound, chosen == model.certificate_.details["chosen"]
+    (True, True)
+    """
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y, dtype=np.int64)
+    multiway = not tree.is_binary  # the settings are not known here (certificate_ reads them)
+    deployed = DeployedTree(
+        tree=tree, features=X, classes=np.arange(tree.n_classes),
+        leaf_class=tree.majority_class, n_categories=tree.n_categories.copy(),
+        midpoint=treebound_midpoint, family="treebound", n_fit_rows=int(y.shape[0]),
+        model=SimpleNamespace(categorical_split="multiway" if multiway else "binary"),
+        n_levels=seen_levels(tree.n_categories))
+    sample = Sample(deployed, y, deployed.predict_index() != y)
+    half = delta / 2.0
+    with unlimited():  # sized by the rows and the table budget, like certify_deployed
+        # hti's upper side only (certify also inverts its lower side, which ranks nothing)
+        ghost = 4 * sample.m
+        log_growth, _ = log_growth_bound(deployed, sample.m + ghost, multiway,
+                                         DEFAULT_TABLE_BUDGET, cache)
+        values = {"hti": hypergeometric_tail_inversion_bound(
+            sample.m, n_errors=sample.k, log_growth=log_growth, delta=half, ghost_size=ghost,
+            log_prior=log_shape_prior(tree, deployed.n_levels, multiway))}
+        try:
+            values["compression"] = bound_compression(sample, half).upper
+        except NotApplicable:
+            pass  # no compression set for this tree: hti alone, as certify does
+    chosen = min(values, key=values.get)
+    return values[chosen], chosen
+
+
+def prune_certified(tree, fold_trees, X, y, *, n_se: float = 1.0, risk: str = "error",
+                    delta: float = 0.05, started: float | None = None):
+    """The tree of smallest certificate among the trees of the cost-complexity path within
+    ``n_se`` standard errors of the smallest CV error (see the module docstring).
+
+    Parameters
+    ----------
+    tree : Tree
+        The classification tree grown on all the training rows.
+    fold_trees : list of (Tree, X_val, y_val, w_val)
+        One tree per fold, grown with the same settings on the other folds, with its held-out
+        rows (as :func:`~treebound.pruning.cost_complexity.prune_cost_complexity_cv`).
+    X : ndarray of float64, shape (n_rows, n_features)
+        The encoded training rows ``tree`` was grown on (the certificates count them).
+    y : ndarray of int, shape (n_rows,)
+        Their class indices.
+    n_se : float >= 0, default=1.0
+        Width of the band, in standard errors of the smallest CV error (``0``: the trees tied
+        with the CV minimum).
+    risk : {"error", "impurity"}, default="error"
+        ``R(t)`` of the weakest link.
+    delta : float in (0, 1), default=0.05
+        Confidence of the certificates.
+    started : float, optional
+        ``time.perf_counter()`` when pruning started; default: now.
+
+    Returns
+    -------
+    PruningResult
+        ``objective`` is the chosen tree's certificate; ``path`` lists ``(n_leaves, CV
+        error)`` of every tree of the path, as for ``"ccp_cv"``; ``info`` has the CV path
+        (``alphas``, ``cv_error``, ``cv_se``, ``index_min``), the candidates (``candidates``:
+        their indices in the path; ``certificates``; ``certificate_methods``, the bound
+        ``"auto"`` chose for each) and ``chosen`` (the chosen tree's index in the path).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> from sklearn.model_selection import StratifiedKFold
+    >>> from treebound import DecisionTreeClassifier
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> grow = lambda rows: DecisionTreeClassifier(max_leaf_nodes=30, random_state=0).fit(
+    ...     X[rows], y[rows]).tree_
+    >>> folds = [(grow(train), X[val], y[val], np.ones(len(val)))
+    ...          for train, val in StratifiedKFold(5, shuffle=True, random_state=0).split(X, y)]
+    >>> result = prune_certified(grow(np.arange(len(y))), folds, X, y)
+    >>> len(result.info["candidates"]) >= 1, result.objective == min(result.info["certificates"])
+    (True, True)
+    """
+    started = time.perf_counter() if started is None else started
+    if tree.task != "classification":
+        raise ValueError("pruning='certified' certifies classification trees only")
+    seq, cv_error, se = cross_validated_path(tree, fold_trees, risk=risk)
+    band = within_standard_errors(cv_error, se, n_se)
+    X = np.asarray(X, dtype=np.float64)
+    y = np.asarray(y, dtype=np.int64)
+    certificates, methods = [], []
+    cache = PartitioningCache()
+    for k in band.tolist():
+        candidate = tree.collapse(seq.make_leaf(k))[0]
+        value, chosen_bound = candidate_certificate(candidate, X, y, delta=delta, cache=cache)
+        certificates.append(value)
+        methods.append(chosen_bound)
+    # the smallest certificate; the smaller tree (later in the path) on ties
+    position = min(range(len(band)), key=lambda i: (certificates[i], -int(band[i])))
+    chosen = int(band[position])
+    path = list(zip(seq.n_leaves.tolist(), cv_error.tolist(), strict=True))
+    info = {"alphas": seq.alphas.tolist(), "cv_error": cv_error.tolist(), "cv_se": se.tolist(),
+            "index_min": int(np.argmin(cv_error)), "candidates": band.tolist(),
+            "certificates": certificates, "certificate_methods": methods, "chosen": chosen,
+            "alpha": float(seq.alphas[chosen]), "n_se": float(n_se), "risk": risk,
+            "delta": float(delta), "n_folds": len(fold_trees)}
+    return finish(tree, seq.make_leaf(chosen), "certified", path, certificates[position],
+                  started, info)
