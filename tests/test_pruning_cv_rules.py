@@ -31,10 +31,10 @@ def test_ccp_cv_rules_match_a_brute_force_cart(seed, rule):
     kw = {"max_leaf_nodes": 8, "random_state": seed}
     model = DecisionTreeClassifier(pruning="ccp_cv", pruning_params={"n_folds": 4, "rule": rule},
                                    **kw).fit(X, y)
-    grown = DecisionTreeClassifier(**kw).fit(X, y).tree_
+    grown = DecisionTreeClassifier(**kw).fit(X, y).tree_.flat
     folds = []
     for train, val in StratifiedKFold(4, shuffle=True, random_state=_fold_seed(seed)).split(X, y):
-        fold = DecisionTreeClassifier(**kw).fit(X[train], y[train]).tree_
+        fold = DecisionTreeClassifier(**kw).fit(X[train], y[train]).tree_.flat
         folds.append((fold, X[val], y[val]))
     oracle = naive_ccp_cv(grown, folds)
     info = model.pruning_info_
@@ -73,16 +73,17 @@ def _naive_certified(X, y, kw, n_folds, random_state, n_se=1.0):
     folds = []
     for train, val in StratifiedKFold(n_folds, shuffle=True,
                                       random_state=_fold_seed(random_state)).split(X, y):
-        fold = DecisionTreeClassifier(**kw).fit(X[train], y[train]).tree_
+        fold = DecisionTreeClassifier(**kw).fit(X[train], y[train]).tree_.flat
         folds.append((fold, X[val], y[val]))
-    oracle = naive_ccp_cv(grown.tree_, folds)
+    flat = grown.tree_.flat
+    oracle = naive_ccp_cv(flat, folds)
     cv, se, best = oracle["cv_error"], oracle["cv_se"], oracle["index_min"]
     band = [k for k in range(len(cv)) if cv[k] <= cv[best] + n_se * se[best] + 1e-12]
     certificates = {}
     for k in band:
         pruned = DecisionTreeClassifier(**kw, pruning="ccp_cv").fit(X, y)  # any pruned copy
-        pruned.tree_ = grown.tree_.collapse(
-            np.isin(np.arange(grown.tree_.n_nodes), _collapsed(grown.tree_, oracle, k)))[0]
+        pruned.tree_ = flat.collapse(
+            np.isin(np.arange(flat.n_nodes), _collapsed(flat, oracle, k)))[0]
         certificates[k] = certify(pruned, X, y).risk_upper_bound
     chosen = min(band, key=lambda k: (certificates[k], -k))
     return oracle, band, certificates, chosen

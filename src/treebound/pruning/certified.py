@@ -36,6 +36,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
+from treebound._flat._sklearn_view import as_flat
 from treebound._resources import unlimited
 from treebound.certificates._counting import log_shape_prior, seen_levels
 from treebound.certificates._deployed import DeployedTree, treebound_midpoint
@@ -89,6 +90,7 @@ def candidate_certificate(tree, X, y, *, delta: float = 0.05, cache=None) -> tup
     >>> value == model.certificate_.risk_upper_bound, chosen == model.certificate_.details["chosen"]
     (True, True)
     """
+    tree = as_flat(tree)
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y, dtype=np.int64)
     multiway = not tree.is_binary  # the settings are not known here (certificate_ reads them)
@@ -166,6 +168,7 @@ def prune_certified(tree, fold_trees, X, y, *, n_se: float = 1.0, risk: str = "e
     >>> len(result.info["candidates"]) >= 1, result.objective == min(result.info["certificates"])
     (True, True)
     """
+    tree = as_flat(tree)
     started = time.perf_counter() if started is None else started
     if tree.task != "classification":
         raise ValueError("pruning='certified' certifies classification trees only")

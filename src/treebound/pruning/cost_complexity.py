@@ -470,6 +470,7 @@ def cross_validated_path(tree, fold_trees, *, method: str = "ccp_cv", risk: str 
     >>> seq.n_leaves.tolist(), (cv_error * 150).round().astype(int).tolist()
     ([9, 7, 4, 3, 2, 1], [10, 10, 11, 11, 50, 100])
     """
+    tree = as_flat(tree)
     if method not in COMPLEXITIES:
         raise ValueError(f"method must be one of {tuple(COMPLEXITIES)}, got {method!r}")
     ell = tree.n_features if n_features is None else int(n_features)
