@@ -1,0 +1,217 @@
+"""Every selection rule against its guarantee: mean test error and mean certificate (issue 26),
+run by ``benchmarks/bench_selection.py``.
+
+Two groups of data, never mixed:
+
+* **report** data: the 21 datasets of ``treebound bench pruning`` / ``peers`` (every shared
+  dataset with at most 10,000 rows, plus ``segmentation@210``), the splits of that protocol
+  (75/25 ``train_test_split``, seed ``10 i + 1``, every feature real-valued), the first
+  ``n_splits`` of them;
+* **tuning** data: the shared datasets that those benchmarks do not use
+  (:data:`~treebound_lab.defaults_tuning.BOUND_TUNING`: magic, nursery, letter, adult, shuttle,
+  connect_4), each subsampled to :data:`TUNING_ROWS` rows, splits seeded ``1000 + i``. The
+  variants of ``pruning="bound"`` (:data:`BOUND_VARIANTS`) run here only: a default is judged
+  on the data it was not chosen on.
+
+Every model is fit on the training part and certified on it (``certificate_`` or
+``treebound.certify``: method ``auto``, ``delta = 0.05``); its test error is on the other
+quarter. ``seconds`` is the process CPU time of ``fit`` plus reading ``certificate_`` (CPU time,
+not wall time: the machine is shared), so ``certified`` and ``ccp_cv`` — the same folds, the
+same grown tree — compare directly.
+
+The peers of ``peers.md`` — scikit-learn CART with ``ccp_alpha`` by 10-fold ``GridSearchCV``
+(:class:`~treebound_lab.cart_peer.SklearnCartCV`, ``"grid_search"``), STreeD and GOSDT — are
+not refitted on the report data: their rows are read from ``benchmarks/results/peers.csv``,
+made by ``treebound bench peers`` on the same splits (its commit is in the page). The
+scikit-learn tree is refitted on split 0 of the first :data:`PEER_CHECKS` report datasets
+(``sklearn_cart_cv_refit``) and the page compares those with the stored rows; on the tuning
+data (no stored rows) it is refitted on every split.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import time
+from pathlib import Path
+
+import numpy as np
+
+__all__ = ["BOUND_VARIANTS", "FIELDS", "PEER_CHECKS", "PEER_ROWS", "RULES", "TUNING_ROWS",
+           "peer_rows", "read_rows", "run_selection"]
+
+#: Rows of every tuning dataset (subsampled, stratified).
+TUNING_ROWS = 1000
+DELTA = 0.05
+N_FOLDS = 10
+#: The library's selection rules: name -> (estimator keywords, what it is).
+RULES = {
+    "bound": ({"pruning": "bound"}, "`pruning=\"bound\"`, library defaults (no CV)"),
+    "bound_hti": ({"pruning": "bound", "pruning_params": {"objective": "hti"}},
+                  "bound pruning minimizing the hti certificate"),
+    "bound_compression": ({"pruning": "bound", "pruning_params": {"objective": "compression"}},
+                          "bound pruning minimizing the compression certificate"),
+    "ccp_cv": ({"pruning": "ccp_cv"}, "CART cost-complexity, 10-fold CV, minimum rule"),
+    "ccp_cv_1se": ({"pruning": "ccp_cv", "pruning_params": {"rule": "1se"}},
+                   "the same folds, one-standard-error rule"),
+    "mcart_cv": ({"pruning": "mcart_cv"}, "M-CART, 10-fold CV, minimum rule"),
+    "mcart_cv_1se": ({"pruning": "mcart_cv", "pruning_params": {"rule": "1se"}},
+                     "M-CART, one-standard-error rule"),
+    "certified": ({"pruning": "certified"},
+                  "the same folds as ccp_cv; smallest certificate within one SE"),
+    "srm": ({"pruning": "srm"}, "Yildiz's SRM pruning"),
+    "reduced_error": ({"pruning": "reduced_error"}, "reduced-error pruning on a 20 % hold-out"),
+}
+#: Variants of bound pruning examined on the tuning data only: the error prior (``r =
+#: 2^-exponent``; the default 13.7 keeps large trees) and the leaf budget.
+BOUND_VARIANTS = {
+    "bound e=8": {"pruning": "bound", "pruning_params": {"error_prior_exponent": 8.0}},
+    "bound e=4": {"pruning": "bound", "pruning_params": {"error_prior_exponent": 4.0}},
+    "bound e=2": {"pruning": "bound", "pruning_params": {"error_prior_exponent": 2.0}},
+    "bound e=1": {"pruning": "bound", "pruning_params": {"error_prior_exponent": 1.0}},
+    "bound sqrt(n)": {"pruning": "bound", "max_leaf_nodes": "sqrt"},
+}
+#: Models of peers.csv read for the report data.
+PEER_ROWS = ("sklearn_cart_cv", "streed_cv", "gosdt_cv")
+#: Report datasets whose split 0 refits scikit-learn's CV tree, to check the stored rows.
+PEER_CHECKS = 3
+FIELDS = ["group", "dataset", "split", "seed", "model", "n_train", "n_classes", "test_error",
+          "certificate", "n_leaves", "seconds", "commit"]
+
+
+def _treebound_model(keywords, seed, n_train):
+    from treebound import DecisionTreeClassifier
+
+    keywords = dict(keywords)
+    if keywords.get("max_leaf_nodes") == "sqrt":
+        keywords["max_leaf_nodes"] = max(2, math.ceil(math.sqrt(n_train)))
+    return DecisionTreeClassifier(random_state=seed, **keywords)
+
+
+def _fit_and_certify(name, keywords, seed, X_tr, y_tr, X_te, y_te):
+    from treebound import certify
+    from treebound_lab.cart_peer import SklearnCartCV
+
+    start = time.process_time()
+    if name.startswith("sklearn_cart_cv"):
+        model = SklearnCartCV("grid_search", n_folds=N_FOLDS, random_state=seed).fit(
+            X_tr, y_tr).estimator_
+        certificate = certify(model, X_tr, y_tr, delta=DELTA).risk_upper_bound
+        leaves = int(model.get_n_leaves())
+    else:
+        model = _treebound_model(keywords, seed, len(y_tr)).fit(X_tr, y_tr)
+        certificate = model.certificate_.risk_upper_bound
+        leaves = int(model.get_n_leaves())
+    seconds = time.process_time() - start
+    return {"test_error": float(np.mean(model.predict(X_te) != y_te)),
+            "certificate": float(certificate), "n_leaves": leaves, "seconds": seconds}
+
+
+def _warm_up():
+    """Compile treebound's kernels before any timing (cached on disk anyway)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(120, 3))
+    y = (X[:, 0] + 0.5 * rng.normal(size=120) > 0).astype(np.int64)
+    for name, (keywords, _) in RULES.items():
+        _fit_and_certify(name, keywords, 0, X, y, X, y)
+
+
+def _splits(group, data_dir, name, n_splits):
+    from sklearn.model_selection import train_test_split
+
+    from treebound_lab.datasets import load_dataset, subsample
+
+    data = load_dataset(data_dir, name)
+    X, y = data.X, data.y
+    if group == "tuning":
+        X, y = subsample(X, y, TUNING_ROWS, seed=TUNING_ROWS)
+    for split in range(n_splits):
+        seed = 10 * split + 1 if group == "report" else 1000 + split
+        stratify = None
+        if group == "tuning":
+            counts = np.bincount(y)
+            stratify = y if counts[counts > 0].min() >= 2 else None
+        yield (split, seed, *train_test_split(X, y, test_size=0.25, random_state=seed,
+                                              stratify=stratify))
+
+
+def run_selection(data_dir, report_names, tuning_names, n_splits_report, n_splits_tuning,
+                  commit, echo=print, csv_path=None) -> list[dict]:
+    """One row per group, dataset, split and model (:data:`FIELDS`). With ``csv_path``, every
+    split's rows are appended to it as they come, and the splits already there are skipped
+    (a run can be resumed)."""
+    _warm_up()
+    rows = read_rows(csv_path) if csv_path is not None and Path(csv_path).is_file() else []
+    done = {(r["group"], r["dataset"], r["split"]) for r in rows}
+    plan = [("tuning", name, n_splits_tuning) for name in tuning_names]
+    plan += [("report", name, n_splits_report) for name in report_names]
+    for group, name, n_splits in plan:
+        models = {n: k for n, (k, _) in RULES.items()}
+        if group == "tuning":
+            models.update(BOUND_VARIANTS)
+            models["sklearn_cart_cv"] = None
+        elif name in report_names[:PEER_CHECKS]:
+            models["sklearn_cart_cv_refit"] = None
+        for split, seed, X_tr, X_te, y_tr, y_te in _splits(group, data_dir, name, n_splits):
+            if (group, name, split) in done:
+                continue
+            line, new = [], []
+            for model_name, keywords in models.items():
+                if model_name == "sklearn_cart_cv_refit" and split > 0:
+                    continue
+                result = _fit_and_certify(model_name, keywords, seed, X_tr, y_tr, X_te, y_te)
+                new.append({"group": group, "dataset": name, "split": split, "seed": seed,
+                            "model": model_name, "n_train": len(y_tr),
+                            "n_classes": int(len(np.unique(y_tr))), **result,
+                            "commit": commit})
+                line.append(f"{model_name} {result['test_error']:.3f}/"
+                            f"{result['certificate']:.3f}")
+            rows += new
+            if csv_path is not None:
+                _append_rows(csv_path, new)
+            echo(f"{group} {name} split {split}: " + ", ".join(line))
+    return rows
+
+
+def _append_rows(path, rows) -> None:
+    fresh = not Path(path).is_file()
+    with open(path, "a", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=FIELDS)
+        if fresh:
+            writer.writeheader()
+        writer.writerows(rows)
+
+
+def read_rows(path) -> list[dict]:
+    """The rows of a CSV written by :func:`run_selection`."""
+    with open(path) as handle:
+        rows = list(csv.DictReader(handle))
+    for row in rows:
+        for key in ("split", "seed", "n_train", "n_classes", "n_leaves"):
+            row[key] = int(row[key])
+        for key in ("test_error", "certificate", "seconds"):
+            row[key] = float(row[key])
+    return rows
+
+
+def peer_rows(peers_csv, report_names, n_splits) -> tuple[list[dict], str]:
+    """The rows of :data:`PEER_ROWS` on the report data and splits, from ``peers.csv``; and the
+    commit(s) that made them."""
+    path = Path(peers_csv)
+    if not path.is_file():
+        return [], ""
+    out, commits = [], set()
+    with path.open() as handle:
+        for row in csv.DictReader(handle):
+            if (row["model"] in PEER_ROWS and row["dataset"] in report_names
+                    and int(row["split"]) < n_splits):
+                commits.add(row["commit"])
+                out.append({"group": "report", "dataset": row["dataset"],
+                            "split": int(row["split"]), "seed": int(row["seed"]),
+                            "model": row["model"], "n_train": int(row["n_train"]),
+                            "n_classes": int(row["n_classes"]),
+                            "test_error": float(row["test_error"]),
+                            "certificate": float(row["certificate"]),
+                            "n_leaves": int(row["n_leaves"]),
+                            "seconds": float(row["fit_seconds"]), "commit": row["commit"]})
+    return out, ", ".join(sorted(commits))

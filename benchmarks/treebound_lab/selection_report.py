@@ -1,0 +1,270 @@
+"""The page and the plot of ``benchmarks/bench_selection.py`` (:mod:`.selection_bench`)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import numpy as np
+
+from treebound_lab.selection_bench import BOUND_VARIANTS, PEER_ROWS, RULES, TUNING_ROWS
+
+__all__ = ["pareto_front", "selection_plot", "selection_report", "summarize"]
+
+PEER_LABELS = {"sklearn_cart_cv": "scikit-learn CART, `ccp_alpha` by 10-fold GridSearchCV "
+                                  "(report data: from peers.csv)",
+               "streed_cv": "STreeD, depth and cost-complexity by 10-fold CV (from peers.csv)",
+               "gosdt_cv": "GOSDT, regularization by 10-fold CV (from peers.csv)"}
+
+
+def summarize(rows, group) -> dict[str, dict]:
+    """model -> means over the splits of each dataset, then over the datasets of ``group``
+    (``n_datasets``, ``test_error``, ``certificate``, ``n_leaves``; ``seconds``: the total)."""
+    by = defaultdict(lambda: defaultdict(list))
+    for row in rows:
+        if row["group"] == group:
+            by[row["model"]][row["dataset"]].append(row)
+    out = {}
+    for model, datasets in by.items():
+        def mean(key, datasets=datasets):
+            return float(np.mean([np.mean([r[key] for r in rs]) for rs in datasets.values()]))
+        out[model] = {"n_datasets": len(datasets), "test_error": mean("test_error"),
+                      "certificate": mean("certificate"), "n_leaves": mean("n_leaves"),
+                      "seconds": float(sum(r["seconds"] for rs in datasets.values()
+                                           for r in rs)),
+                      "per_dataset": {d: (float(np.mean([r["test_error"] for r in rs])),
+                                          float(np.mean([r["certificate"] for r in rs])),
+                                          float(np.mean([r["seconds"] for r in rs])))
+                                      for d, rs in datasets.items()}}
+    return out
+
+
+def pareto_front(summary) -> list[str]:
+    """Models no other model beats on both mean test error and mean certificate."""
+    front = []
+    for a, sa in summary.items():
+        dominated = any(sb["test_error"] <= sa["test_error"] and sb["certificate"]
+                        <= sa["certificate"] and (sb["test_error"], sb["certificate"])
+                        != (sa["test_error"], sa["certificate"])
+                        for b, sb in summary.items() if b != a)
+        if not dominated:
+            front.append(a)
+    return sorted(front, key=lambda m: summary[m]["test_error"])
+
+
+def _what(model) -> str:
+    if model in RULES:
+        return RULES[model][1]
+    if model in BOUND_VARIANTS:
+        params = dict(BOUND_VARIANTS[model])
+        return "tuning only: " + ", ".join(f"{k}={v}" for k, v in params.items()
+                                           if k != "pruning")
+    return PEER_LABELS.get(model, model)
+
+
+def _summary_table(summary, complete, group) -> list[str]:
+    front = set(pareto_front({m: s for m, s in summary.items() if m in complete}))
+    reference = summary.get("sklearn_cart_cv")
+    lines = ["| model | what | datasets | mean test error | mean certificate | vs scikit-learn "
+             "CV: error (points), certificate | leaves | CPU s (total) | Pareto front |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for model, s in sorted(summary.items(), key=lambda kv: kv[1]["test_error"]):
+        versus = ""
+        if reference is not None and model in complete:
+            versus = (f"{100 * (s['test_error'] - reference['test_error']):+.2f}, "
+                      f"{s['certificate'] / reference['certificate']:.3f}x")
+        stored = group == "report" and model in PEER_ROWS
+        seconds = f"({s['seconds']:.0f} wall)" if stored else f"{s['seconds']:.1f}"
+        lines.append(f"| `{model}` | {_what(model)} | {s['n_datasets']} | {s['test_error']:.4f} "
+                     f"| {s['certificate']:.4f} | {versus} | {s['n_leaves']:.1f} | {seconds} | "
+                     f"{'yes' if model in front else ''} |")
+    return lines
+
+
+def _time_lines(rows, summary) -> list[str]:
+    """CPU time of certified against ccp_cv (same folds, same grown tree), per dataset."""
+    if "certified" not in summary or "ccp_cv" not in summary:
+        return []
+    ours, theirs = summary["certified"], summary["ccp_cv"]
+    ratios = {d: ours["per_dataset"][d][2] / theirs["per_dataset"][d][2]
+              for d in ours["per_dataset"] if theirs["per_dataset"][d][2] > 0}
+    worst = max(ratios, key=ratios.get)
+    median = float(np.median(list(ratios.values())))
+    return [f"- **Time** of `certified` against `ccp_cv` with the same folds (CPU seconds of fit "
+            f"plus reading `certificate_`, summed over the report splits): "
+            f"{ours['seconds']:.1f} s against {theirs['seconds']:.1f} s, "
+            f"**{ours['seconds'] / theirs['seconds']:.2f}x** (target: at most 1x); per dataset "
+            f"median {median:.2f}x, largest {ratios[worst]:.2f}x ({worst})."]
+
+
+def _targets(summary) -> list[str]:
+    ref = summary.get("sklearn_cart_cv")
+    if ref is None:
+        return []
+    out = []
+    for model, target in (("certified", "error within 0.5 points, certificate at most 0.92x"),
+                          ("bound", "error within 0.5 points, certificate at most 1x"),
+                          ("ccp_cv_1se", "for comparison")):
+        if model not in summary:
+            continue
+        s = summary[model]
+        d_err = 100 * (s["test_error"] - ref["test_error"])
+        ratio = s["certificate"] / ref["certificate"]
+        if model == "certified":
+            met = d_err <= 0.5 and ratio <= 0.92
+        elif model == "bound":
+            met = d_err <= 0.5 and ratio <= 1.0
+        else:
+            met = None
+        verdict = "" if met is None else (" — **met**" if met else " — **not met**")
+        out.append(f"- `{model}`: test error {d_err:+.2f} points against scikit-learn's CV "
+                   f"tree, certificate {ratio:.3f}x its ({target}){verdict}.")
+    return out
+
+
+def _per_dataset(summary, models) -> list[str]:
+    present = [m for m in models if m in summary]
+    datasets = list(summary[present[0]]["per_dataset"])
+    lines = ["| dataset | " + " | ".join(f"`{m}`" for m in present) + " |",
+             "|---|" + "---|" * len(present)]
+    for d in datasets:
+        cells = []
+        for m in present:
+            cell = summary[m]["per_dataset"].get(d)
+            cells.append("—" if cell is None else f"{cell[0]:.3f} [{cell[1]:.3f}]")
+        lines.append(f"| {d} | " + " | ".join(cells) + " |")
+    return lines
+
+
+def selection_report(rows, header, *, n_splits_report, n_splits_tuning, tuning_names,
+                     report_names, peers_commit, seconds) -> str:
+    """The Markdown page."""
+    lines = list(header)
+    made = sorted({r["commit"] for r in rows if r["model"] not in PEER_ROWS})
+    if made:
+        lines += [f"Commit of the code that produced the rows: {', '.join(made)}.", ""]
+    lines += [
+        "Mean test error against mean certificate (`certificate_` / `treebound.certify`, method "
+        "`auto`, delta = 0.05, on the training rows) of every selection rule of the library and "
+        "of the peers of `peers.md`. Means over the splits of each dataset, then over the "
+        "datasets. " + (f"Run time {seconds / 60:.1f} min (wall)." if seconds == seconds
+                         else "Rewritten from `selection.csv` (`--report-only`)."), "",
+        f"- **Tuning data** ({len(tuning_names)} datasets, none of them in the other "
+        f"benchmarks: {', '.join(tuning_names)}), each subsampled to {TUNING_ROWS:,} rows, "
+        f"{n_splits_tuning} splits (75/25, seeds 1000 + i). The bound-pruning variants run "
+        f"here only.",
+        f"- **Report data** ({len(report_names)} datasets of `peers.md`), the first "
+        f"{n_splits_report} splits of its protocol (75/25, seeds 10 i + 1, every feature "
+        f"real-valued). Few splits, to keep the run short on a shared 2-core machine: a "
+        f"difference of a few tenths of a point between two rules is within the noise of "
+        f"{n_splits_report} splits.",
+        f"- The peers (scikit-learn's CV tree, STreeD, GOSDT) on the report data are read from "
+        f"`benchmarks/results/peers.csv` (same splits; made at commit {peers_commit or 'n/a'}; "
+        f"their times are wall seconds of that run); on the tuning data scikit-learn's CV tree "
+        f"is refitted here (CPU seconds).", ""]
+    lines += _peer_check(rows)
+    rows = [r for r in rows if not r["model"].endswith("_refit")]
+    for group, title in (("report", "Report data"), ("tuning", "Tuning data")):
+        summary = summarize(rows, group)
+        if not summary:
+            continue
+        n_data = max(s["n_datasets"] for s in summary.values())
+        complete = {m for m, s in summary.items() if s["n_datasets"] == n_data}
+        front = pareto_front({m: s for m, s in summary.items() if m in complete})
+        lines += [f"## {title}", ""] + _summary_table(summary, complete, group) + [""]
+        lines += ["Pareto front (lowest mean test error first): "
+                  + ", ".join(f"`{m}`" for m in front) + ".", ""]
+        if group == "report":
+            lines += ["### Targets (issue 26)", ""] + _targets(summary) + \
+                _time_lines(rows, summary) + [""]
+            lines += ["### Per dataset: test error [certificate]", ""]
+            lines += _per_dataset(summary, ["ccp_cv", "ccp_cv_1se", "certified", "bound",
+                                            "sklearn_cart_cv", "streed_cv"]) + [""]
+        else:
+            lines += ["### The `pruning=\"bound\"` default, re-examined here", ""]
+            lines += _bound_verdict(summary) + [""]
+    return "\n".join(lines) + "\n"
+
+
+def _peer_check(rows) -> list[str]:
+    """The refitted scikit-learn trees against the rows of peers.csv on the same splits."""
+    stored = {(r["dataset"], r["split"]): r for r in rows
+              if r["model"] == "sklearn_cart_cv" and r["group"] == "report"}
+    pairs = [(r, stored[(r["dataset"], r["split"])]) for r in rows
+             if r["model"] == "sklearn_cart_cv_refit" and (r["dataset"], r["split"]) in stored]
+    if not pairs:
+        return []
+    d_err = max(abs(a["test_error"] - b["test_error"]) for a, b in pairs)
+    d_cert = max(abs(a["certificate"] - b["certificate"]) for a, b in pairs)
+    names = ", ".join(sorted({a["dataset"] for a, _ in pairs}))
+    return [f"Check of the stored rows: scikit-learn's CV tree refitted at this commit on split 0 "
+            f"of {names}: largest difference to `peers.csv` {d_err:.2g} in test error and "
+            f"{d_cert:.2g} in certificate.", ""]
+
+
+def _bound_verdict(summary) -> list[str]:
+    """The rule fixed before the run: the bound variant (the default included) with the smallest
+    mean certificate among those within 0.5 points of scikit-learn's CV tree; it replaces the
+    default only if its certificate is at most that tree's."""
+    ref = summary.get("sklearn_cart_cv")
+    names = ["bound", *BOUND_VARIANTS, "bound_hti", "bound_compression"]
+    present = [n for n in names if n in summary]
+    if ref is None or not present:
+        return []
+    lines = ["Decision rule, fixed before the run: among `bound` and its variants, the one "
+             "with the smallest mean certificate whose mean test error is within 0.5 points "
+             "of scikit-learn's CV tree; it would replace the default only if that certificate "
+             "is also at most the CV tree's.", ""]
+    for n in present:
+        s = summary[n]
+        lines.append(f"- `{n}`: {100 * (s['test_error'] - ref['test_error']):+.2f} points, "
+                     f"certificate {s['certificate'] / ref['certificate']:.3f}x, "
+                     f"{s['n_leaves']:.1f} leaves")
+    eligible = [n for n in present
+                if 100 * (summary[n]["test_error"] - ref["test_error"]) <= 0.5]
+    lines.append("")
+    if not eligible:
+        lines.append("No variant of `bound` is within 0.5 points of scikit-learn's CV tree on "
+                     "the tuning data: the default stays.")
+        return lines
+    best = min(eligible, key=lambda n: summary[n]["certificate"])
+    ratio = summary[best]["certificate"] / ref["certificate"]
+    if ratio <= 1.0:
+        lines.append(f"`{best}` meets both ({ratio:.3f}x).")
+    else:
+        lines.append(f"The best eligible variant, `{best}`, still has a certificate "
+                     f"{ratio:.3f}x the CV tree's: no variant of `bound` reaches the target on "
+                     f"the tuning data, and the default stays.")
+    return lines
+
+
+def selection_plot(rows, path) -> None:
+    """Mean test error against mean certificate, one panel per group, the Pareto front drawn."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    groups = [g for g in ("report", "tuning") if summarize(rows, g)]
+    fig, axes = plt.subplots(1, len(groups), figsize=(6.5 * len(groups), 5.2), squeeze=False)
+    for ax, group in zip(axes[0], groups, strict=True):
+        summary = summarize(rows, group)
+        n_data = max(s["n_datasets"] for s in summary.values())
+        complete = {m: s for m, s in summary.items() if s["n_datasets"] == n_data}
+        front = pareto_front(complete)
+        for model, s in complete.items():
+            color = ("tab:red" if model == "certified" else "tab:gray" if model in PEER_ROWS
+                     or model == "sklearn_cart_cv" else "tab:blue")
+            ax.scatter(s["certificate"], s["test_error"], color=color, s=30, zorder=3)
+            ax.annotate(model, (s["certificate"], s["test_error"]), fontsize=7,
+                        xytext=(4, 2), textcoords="offset points")
+        fx = [complete[m]["certificate"] for m in front]
+        fy = [complete[m]["test_error"] for m in front]
+        ax.plot(fx, fy, color="tab:red", alpha=0.4, lw=1, zorder=2, label="Pareto front")
+        ax.set_xlabel("mean certificate (delta = 0.05)")
+        ax.set_ylabel("mean test error")
+        ax.set_title(f"{group} data ({n_data} datasets)")
+        ax.legend(loc="upper right", fontsize=8)
+        ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
