@@ -50,7 +50,7 @@ def test_selection_benchmark_rows_page_and_plot(data_dir, tmp_path):
     rows = run_selection(data_dir, ["toy"], ["tune"], 1, 1, "test", echo=lambda *_: None)
     report = {r["model"] for r in rows if r["group"] == "report"}
     tuning = {r["model"] for r in rows if r["group"] == "tuning"}
-    assert report == {*RULES, "sklearn_cart_cv_refit"}
+    assert report == {*RULES, "sklearn_cart_cv"}
     assert tuning > set(RULES) and "sklearn_cart_cv" in tuning
     assert any(m.startswith("bound e=") for m in tuning)
     for row in rows:

@@ -19,13 +19,12 @@ quarter. ``seconds`` is the process CPU time of ``fit`` plus reading ``certifica
 not wall time: the machine is shared), so ``certified`` and ``ccp_cv`` — the same folds, the
 same grown tree — compare directly.
 
-The peers of ``peers.md`` — scikit-learn CART with ``ccp_alpha`` by 10-fold ``GridSearchCV``
-(:class:`~treebound_lab.cart_peer.SklearnCartCV`, ``"grid_search"``), STreeD and GOSDT — are
-not refitted on the report data: their rows are read from ``benchmarks/results/peers.csv``,
-made by ``treebound bench peers`` on the same splits (its commit is in the page). The
-scikit-learn tree is refitted on split 0 of the first :data:`PEER_CHECKS` report datasets
-(``sklearn_cart_cv_refit``) and the page compares those with the stored rows; on the tuning
-data (no stored rows) it is refitted on every split.
+The peers of ``peers.md``: scikit-learn CART with ``ccp_alpha`` by 10-fold ``GridSearchCV``
+(:class:`~treebound_lab.cart_peer.SklearnCartCV`, ``"grid_search"``) is refitted here on every
+split of both groups. STreeD and GOSDT (minutes per dataset) are not refitted: their rows on the
+report data are read from ``benchmarks/results/peers.csv``, made by ``treebound bench peers``
+on the same splits (its commit is in the page), and the page compares the refitted
+scikit-learn rows with that file's, as a check of the stored rows.
 """
 
 from __future__ import annotations
@@ -37,8 +36,8 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["BOUND_VARIANTS", "FIELDS", "PEER_CHECKS", "PEER_ROWS", "RULES", "TUNING_ROWS",
-           "peer_rows", "read_rows", "run_selection"]
+__all__ = ["BOUND_VARIANTS", "FIELDS", "PEER_ROWS", "RULES", "TUNING_ROWS", "peer_rows",
+           "read_rows", "run_selection"]
 
 #: Rows of every tuning dataset (subsampled, stratified).
 TUNING_ROWS = 1000
@@ -72,9 +71,7 @@ BOUND_VARIANTS = {
     "bound sqrt(n)": {"pruning": "bound", "max_leaf_nodes": "sqrt"},
 }
 #: Models of peers.csv read for the report data.
-PEER_ROWS = ("sklearn_cart_cv", "streed_cv", "gosdt_cv")
-#: Report datasets whose split 0 refits scikit-learn's CV tree, to check the stored rows.
-PEER_CHECKS = 3
+PEER_ROWS = ("streed_cv", "gosdt_cv")
 FIELDS = ["group", "dataset", "split", "seed", "model", "n_train", "n_classes", "test_error",
           "certificate", "n_leaves", "seconds", "commit"]
 
@@ -142,22 +139,18 @@ def run_selection(data_dir, report_names, tuning_names, n_splits_report, n_split
     (a run can be resumed)."""
     _warm_up()
     rows = read_rows(csv_path) if csv_path is not None and Path(csv_path).is_file() else []
-    done = {(r["group"], r["dataset"], r["split"]) for r in rows}
+    done = {(r["group"], r["dataset"], r["split"], r["model"]) for r in rows}
     plan = [("tuning", name, n_splits_tuning) for name in tuning_names]
     plan += [("report", name, n_splits_report) for name in report_names]
     for group, name, n_splits in plan:
         models = {n: k for n, (k, _) in RULES.items()}
         if group == "tuning":
             models.update(BOUND_VARIANTS)
-            models["sklearn_cart_cv"] = None
-        elif name in report_names[:PEER_CHECKS]:
-            models["sklearn_cart_cv_refit"] = None
+        models["sklearn_cart_cv"] = None
         for split, seed, X_tr, X_te, y_tr, y_te in _splits(group, data_dir, name, n_splits):
-            if (group, name, split) in done:
-                continue
             line, new = [], []
             for model_name, keywords in models.items():
-                if model_name == "sklearn_cart_cv_refit" and split > 0:
+                if (group, name, split, model_name) in done:
                     continue
                 result = _fit_and_certify(model_name, keywords, seed, X_tr, y_tr, X_te, y_te)
                 new.append({"group": group, "dataset": name, "split": split, "seed": seed,
@@ -166,6 +159,8 @@ def run_selection(data_dir, report_names, tuning_names, n_splits_report, n_split
                             "commit": commit})
                 line.append(f"{model_name} {result['test_error']:.3f}/"
                             f"{result['certificate']:.3f}")
+            if not new:
+                continue
             rows += new
             if csv_path is not None:
                 _append_rows(csv_path, new)
@@ -195,20 +190,22 @@ def read_rows(path) -> list[dict]:
 
 
 def peer_rows(peers_csv, report_names, n_splits) -> tuple[list[dict], str]:
-    """The rows of :data:`PEER_ROWS` on the report data and splits, from ``peers.csv``; and the
-    commit(s) that made them."""
+    """The rows of :data:`PEER_ROWS` on the report data and splits, from ``peers.csv``, with
+    its scikit-learn rows as ``sklearn_cart_cv_stored`` (to check against the refitted ones);
+    and the commit(s) that made them."""
     path = Path(peers_csv)
     if not path.is_file():
         return [], ""
     out, commits = [], set()
     with path.open() as handle:
         for row in csv.DictReader(handle):
-            if (row["model"] in PEER_ROWS and row["dataset"] in report_names
-                    and int(row["split"]) < n_splits):
+            if (row["model"] in (*PEER_ROWS, "sklearn_cart_cv")
+                    and row["dataset"] in report_names and int(row["split"]) < n_splits):
                 commits.add(row["commit"])
+                stored = row["model"] == "sklearn_cart_cv"
                 out.append({"group": "report", "dataset": row["dataset"],
                             "split": int(row["split"]), "seed": int(row["seed"]),
-                            "model": row["model"], "n_train": int(row["n_train"]),
+                            "model": "sklearn_cart_cv_stored" if stored else row["model"], "n_train": int(row["n_train"]),
                             "n_classes": int(row["n_classes"]),
                             "test_error": float(row["test_error"]),
                             "certificate": float(row["certificate"]),
