@@ -27,9 +27,10 @@ $(VENV)/.installed-dev: pyproject.toml | $(BIN)/python
 demo: $(VENV)/.installed
 	$(BIN)/treebound demo
 
+# The suite runs on every core (pytest-xdist; tests hand work out as workers free up).
 test: $(VENV)/.installed-dev
 	$(BIN)/ruff check src tests benchmarks
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n auto --dist worksteal
 
 lint: $(VENV)/.installed-dev
 	$(BIN)/ruff check src tests benchmarks
