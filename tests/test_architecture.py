@@ -44,13 +44,6 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
 #: any user): not checked, and imports of them are not counted.
 LEAVING: tuple[str, ...] = ()
 
-#: Imports of a higher layer kept for one release behind a deprecation: (module, imported) ->
-#: what goes. Each sits inside the deprecated function, with a comment.
-DEPRECATED: dict[tuple[str, str], str] = {
-    ("treebound._flat._storage", "treebound.theory.structures"):
-        "Tree.structure(), deprecated (FutureWarning): TreeStructure.from_tree(tree) instead",
-}
-
 #: Third-party packages that are optional (extras): imported where they are used.
 OPTIONAL = ("matplotlib", "dask", "distributed", "lightgbm", "pystreed", "gosdt")
 
@@ -266,15 +259,7 @@ def _upward(imports: list[Import]) -> list[str]:
     return sorted({f"{_where(i)} ({LAYERS[layer_of(i.target)][0]} above "
                    f"{LAYERS[layer_of(i.module)][0]})"
                    for i in imports
-                   if unit(i.module) != "treebound" and layer_of(i.target) > layer_of(i.module)
-                   and _deprecated(i) is None})
-
-
-def _deprecated(i: Import) -> str | None:
-    for (importer, imported), what in DEPRECATED.items():
-        if i.module == importer and i.target == imported and i.in_function:
-            return what
-    return None
+                   if unit(i.module) != "treebound" and layer_of(i.target) > layer_of(i.module)})
 
 
 def test_no_module_imports_a_higher_layer():
@@ -283,7 +268,7 @@ def test_no_module_imports_a_higher_layer():
 
 
 def _subpackage_cycles(imports: list[Import]) -> tuple[list[list[str]], list[str]]:
-    edges = [i for i in imports if unit(i.module) != unit(i.target) and _deprecated(i) is None]
+    edges = [i for i in imports if unit(i.module) != unit(i.target)]
     found = cycles({(unit(i.module), unit(i.target)) for i in edges})
     detail = sorted({_where(i) for i in edges
                      if any(unit(i.module) in c and unit(i.target) in c for c in found)})
@@ -328,7 +313,7 @@ def _lazy_reason(i: Import) -> str | None:
 def _unexplained(imports: list[Import]) -> list[str]:
     inside = [i for i in imports if i.in_function and not i.target.startswith(LEAVING)]
     unlisted = sorted({_where(i) for i in inside
-                       if _lazy_reason(i) is None and _deprecated(i) is None})
+                       if _lazy_reason(i) is None})
     silent = sorted({_where(i) for i in inside if not i.commented})
     return ([f"not an optional dependency nor listed in LAZY_IMPORTS: {w}" for w in unlisted]
             + [f"no one-line comment saying why: {w}" for w in silent])

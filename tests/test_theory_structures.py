@@ -162,8 +162,6 @@ def test_with_leaf_at():
 def test_from_tree_and_collapsed_structures_match_a_rebuild(t):
     tree = tree_from_structure(t)
     assert TreeStructure.from_tree(tree) is t
-    with pytest.warns(FutureWarning, match="TreeStructure.from_tree"):
-        assert tree.structure() is t  # deprecated
     subs = subtree_structures(tree)
     assert all(subs[i].n_leaves == 1 for i in np.flatnonzero(tree.first_child < 0))
     candidates = collapsed_structures(tree)

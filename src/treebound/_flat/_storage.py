@@ -12,7 +12,6 @@ The layout contract, array by array, is the Parameters section of :class:`Tree` 
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -447,37 +446,6 @@ class Tree:
         (False, True)
         """
         return Tree(**{name: getattr(self, name).copy() for name in TREE_ARRAYS}, task=self.task)
-
-    def structure(self):
-        """Deprecated: the shape of this binary tree, for the theory functions.
-
-        .. deprecated::
-            Use :meth:`treebound.theory.TreeStructure.from_tree` (or the estimators'
-            ``structure()``); the flat tree sits below the theory layer and this method goes
-            in the next release.
-
-        Returns
-        -------
-        treebound.theory.TreeStructure
-            Raises ``ValueError`` for a tree with multiway splits.
-
-        Examples
-        --------
-        >>> import warnings
-        >>> from treebound import DecisionTreeClassifier
-        >>> tree = DecisionTreeClassifier().fit([[0.0], [1.0], [2.0]], [0, 1, 1]).tree_.flat
-        >>> with warnings.catch_warnings():
-        ...     warnings.simplefilter("ignore", FutureWarning)
-        ...     print(tree.structure())
-        (L,L)
-        """
-        warnings.warn("Tree.structure() is deprecated and will be removed in the next release: "
-                      "use treebound.theory.TreeStructure.from_tree(tree)", FutureWarning,
-                      stacklevel=2)
-        # deprecated shim (removed next release): the one import of a higher layer
-        from treebound.theory.structures import TreeStructure
-
-        return TreeStructure.from_tree(self)
 
     # ------------------------------------------------------------ validation
     def validate(self) -> Tree:
