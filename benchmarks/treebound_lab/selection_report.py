@@ -138,7 +138,8 @@ def selection_report(rows, header, *, n_splits_report, n_splits_tuning, tuning_n
                      report_names, peers_commit, seconds) -> str:
     """The Markdown page."""
     lines = list(header)
-    made = sorted({r["commit"] for r in rows if r["model"] not in PEER_ROWS})
+    made = sorted({r["commit"] for r in rows if r["model"] not in PEER_ROWS
+                   and not r["model"].endswith("_stored")})
     if made:
         lines += [f"Commit of the code that produced the rows: {', '.join(made)}.", ""]
     lines += [
@@ -245,6 +246,7 @@ def selection_plot(rows, path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    rows = [r for r in rows if not r["model"].endswith("_stored")]
     groups = [g for g in ("report", "tuning") if summarize(rows, g)]
     fig, axes = plt.subplots(1, len(groups), figsize=(6.5 * len(groups), 5.2), squeeze=False)
     for ax, group in zip(axes[0], groups, strict=True):
