@@ -48,13 +48,21 @@ def all_splits(X, y, w, *, criterion, n_classes, categorical=(), min_samples_lea
     Numeric features: every cut between consecutive distinct values (description = threshold
     midpoint). Categorical features: every bipartition of the present categories (description =
     frozenset of categories sent left), or the multiway test (description = "multiway").
+
+    Missing values (NaN): a numeric cut is tried with the missing rows on the right and on the
+    left (description ``(threshold, "missing right" | "missing left")``), and the test "value
+    present / missing" is one more (description ``(inf, "missing right")``); in a categorical
+    feature a missing value is one more category (``"missing"``).
     """
     parent = impurity_mass(node_stats(y, w, n_classes, criterion), criterion)
     out = []
     n, d = X.shape
     for f in range(d):
         col = X[:, f]
-        values = np.unique(col)
+        nan = np.isnan(col)
+        if f in categorical and nan.any():
+            col = np.where(nan, -1.0, col)  # "missing": one more category
+        values = np.unique(col[~nan]) if f not in categorical else np.unique(col)
         if f in categorical:
             if multiway:
                 if len(values) < 2:
@@ -78,8 +86,16 @@ def all_splits(X, y, w, *, criterion, n_classes, categorical=(), min_samples_lea
             continue
         for a, b in zip(values[:-1], values[1:], strict=True):
             mask = col <= a
-            out.extend(_two_way(parent, mask, y, w, n_classes, criterion, min_samples_leaf, f,
-                                (a + b) / 2))
+            if not nan.any():
+                out.extend(_two_way(parent, mask, y, w, n_classes, criterion, min_samples_leaf,
+                                    f, (a + b) / 2))
+                continue
+            for side, routed in (("missing right", mask), ("missing left", mask | nan)):
+                out.extend(_two_way(parent, routed, y, w, n_classes, criterion,
+                                    min_samples_leaf, f, ((a + b) / 2, side)))
+        if nan.any() and values.size:
+            out.extend(_two_way(parent, ~nan, y, w, n_classes, criterion, min_samples_leaf, f,
+                                (math.inf, "missing right")))
     return out
 
 

@@ -75,9 +75,10 @@ def test_pandas_nullable_and_extension_dtypes():
     assert model.encoder_.is_categorical.tolist() == [False, True, False, True]
     assert model.encoder_.categories[1][-1] is None  # a missing boolean is its own category
     assert model.score(frame, y) == 1.0
+    # pd.NA in a nullable numeric column is a missing value
     with_na = frame.assign(count=pd.array([1, None] * 30, dtype="Int64"))
-    with pytest.raises(ValueError, match="NaN in numeric feature 'count'"):
-        DecisionTreeClassifier().fit(with_na, y)
+    model = DecisionTreeClassifier().fit(with_na, y)
+    assert np.isnan(model.encode(with_na)[1::2, 0]).all()
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.int64, np.int32, np.uint8])

@@ -42,11 +42,25 @@ class BaseTreeEstimator(BaseEstimator):
         validate_parameters(type(self).__name__, self.get_params(deep=False),
                             self._parameter_constraints)
 
+    #: Whether NaN in X is a missing value the tree routes (else it is refused).
+    _accepts_missing = False
+
     def _encode(self, X) -> np.ndarray:
         check_is_fitted(self, "tree_")
         check_two_dimensional(X)
         validate_data(self, X, reset=False, skip_check_array=True)
-        return self.encoder_.transform(X, getattr(self, "handle_unknown", "error"))
+        return self.refuse_missing(
+            self.encoder_.transform(X, getattr(self, "handle_unknown", "error")))
+
+    def refuse_missing(self, X_enc: np.ndarray) -> np.ndarray:
+        """``X_enc``, or a one-line ``ValueError`` when it holds NaN and this estimator does not
+        route missing values."""
+        if not self._accepts_missing and np.isnan(X_enc).any():
+            column = int(np.flatnonzero(np.isnan(X_enc).any(axis=0))[0])
+            raise ValueError(
+                f"Input X contains NaN (column {column}): {type(self).__name__} places its cells "
+                "by coordinates and has no rule for a missing one; impute it first")
+        return X_enc
 
     # -------------------------------------------------------------- routing
     def encode(self, X) -> np.ndarray:
@@ -231,7 +245,8 @@ class BaseTreeEstimator(BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.input_tags.allow_nan = False
+        # the greedy trees route missing values; a dyadic tree needs coordinates
+        tags.input_tags.allow_nan = getattr(self, "_accepts_missing", False)
         return tags
 
 

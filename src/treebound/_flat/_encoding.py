@@ -134,11 +134,7 @@ def _numeric_column(col, label: str) -> np.ndarray:
         raise ValueError(
             f"feature {label} is not numeric ({exc}); declare it in categorical_features"
         ) from None
-    if np.isnan(values).any():
-        raise ValueError(
-            f"Input X contains NaN in numeric feature {label}; treebound does not route missing "
-            "numeric values: impute them, or declare the feature categorical"
-        )
+    # NaN is a missing value (the trees route it); infinity is refused
     if np.isinf(values).any():
         raise ValueError(f"Input X contains infinity in numeric feature {label}")
     return values
@@ -413,7 +409,7 @@ def _check_nonempty(n: int, d: int) -> None:
 
 def _numeric_matrix(X) -> np.ndarray:
     return np.ascontiguousarray(
-        check_array(X, dtype=np.float64, ensure_all_finite=True, ensure_2d=True,
+        check_array(X, dtype=np.float64, ensure_all_finite="allow-nan", ensure_2d=True,
                     accept_sparse=False, input_name="X")
     )
 

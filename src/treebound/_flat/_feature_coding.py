@@ -6,6 +6,12 @@
   sample count (a value never straddles two bins);
 * categorical features keep their category codes.
 
+Missing values (NaN) get a code of their own, after every value's: ``missing_code[f]`` is that
+code (``n_codes[f] - 1``) for a feature with a missing value in training, ``-1`` otherwise. Its
+``lo``/``hi`` entries are NaN. The split kernels try the missing rows on each side of every
+numeric cut; for a categorical feature the missing code is one more level of the subset search
+(it joins the better side) and of a multiway test (its own child).
+
 For numeric features ``lo[c]``/``hi[c]`` are the smallest/largest training value with code ``c``;
 a split between codes is placed midway between the largest value sent left and the smallest sent
 right, exactly like scikit-learn's exact splitter.
@@ -49,6 +55,8 @@ class CodedFeatures:
     lo_values: np.ndarray  # pooled float64
     hi_values: np.ndarray
     value_offset: np.ndarray  # (n_features,) int64
+    #: (n_features,) int64: the code of a missing value (the last one), -1 without missing values
+    missing_code: np.ndarray | None = None
 
 
 def _bin_unique_values(counts: np.ndarray, max_bins: int) -> np.ndarray:
@@ -104,6 +112,7 @@ def code_features(X_enc: np.ndarray, n_categories: np.ndarray, splitter: str, ma
     if rest.shape[0]:
         transpose_columns(X, rest.astype(np.int64), columns)
     n_codes = np.empty(d, dtype=np.int64)
+    missing_code = np.full(d, -1, dtype=np.int64)
     kind = np.empty(d, dtype=np.int64)
     lo_parts, hi_parts = [], []
     value_offset = np.zeros(d, dtype=np.int64)
@@ -128,6 +137,21 @@ def code_features(X_enc: np.ndarray, n_categories: np.ndarray, splitter: str, ma
                     map_codes(codes, j, table, table_offset[h])
         else:
             col = columns[int(np.searchsorted(rest, j))]
+            missing = np.isnan(col)
+            if missing.any():
+                # a NaN column is never tabled (NaN is not an integer): code its values, then
+                # give the missing rows the code after them
+                q, lo, hi, kind[j], present = _code_column(col[~missing], n_categories[j],
+                                                           splitter, max_bins, width, True)
+                codes[j] = np.where(missing, q, 0)
+                codes[j][~missing] = present
+                missing_code[j] = q
+                n_codes[j] = q + 1
+                if n_categories[j] == 0:  # categorical features have no value ranges
+                    lo_parts.append(np.append(lo, np.nan))
+                    hi_parts.append(np.append(hi, np.nan))
+                    pos += q + 1
+                continue
             if n_categories[j] > 0:
                 codes[j] = col.astype(np.int32)
                 n_codes[j] = n_categories[j]
@@ -175,13 +199,33 @@ def code_features(X_enc: np.ndarray, n_categories: np.ndarray, splitter: str, ma
         lo_values=np.concatenate(lo_parts).astype(np.float64) if lo_parts else empty,
         hi_values=np.concatenate(hi_parts).astype(np.float64) if hi_parts else empty,
         value_offset=value_offset,
+        missing_code=missing_code,
     )
 
 
+def _code_column(col: np.ndarray, n_levels: int, splitter: str, max_bins: int, width: int,
+                 with_missing: bool):
+    """Codes of the values of one column (no NaN): ``(n_codes, lo, hi, kind, codes)``, the
+    categorical levels kept as codes (``n_levels`` > 0). ``with_missing``: a missing code will
+    follow the values' (it counts towards the histogram cells of the exact splitter's choice).
+    """
+    if n_levels > 0:
+        empty = np.empty(0, dtype=np.float64)
+        return int(n_levels), empty, empty, KIND_CATEGORICAL, col.astype(np.int32)
+    if col.shape[0] == 0:  # every value missing: only the missing code
+        empty = np.empty(0, dtype=np.float64)
+        return 0, empty, empty, KIND_HISTOGRAM, np.empty(0, dtype=np.int32)
+    uniq, ranks, counts = np.unique(col, return_inverse=True, return_counts=True)
+    q, lo, hi, kind, code_of_unique = _code_values(uniq, counts, splitter, max_bins, width,
+                                                   extra_codes=int(with_missing))
+    return q, lo, hi, kind, code_of_unique[ranks].astype(np.int32)
+
+
 def _code_values(uniq: np.ndarray, counts: np.ndarray, splitter: str, max_bins: int,
-                 width: int):
+                 width: int, extra_codes: int = 0):
     """Code of each distinct value of a numeric column, its search kind and each code's value
-    range: ``(n_codes, lo, hi, kind, code_of_unique)``."""
+    range: ``(n_codes, lo, hi, kind, code_of_unique)``. ``extra_codes`` (the missing code)
+    count towards the histogram size that decides the exact splitter's search kind."""
     if splitter == "hist" and uniq.shape[0] > max_bins:
         code_of_unique = _bin_unique_values(counts, max_bins)
         q = int(code_of_unique[-1]) + 1
@@ -189,6 +233,7 @@ def _code_values(uniq: np.ndarray, counts: np.ndarray, splitter: str, max_bins: 
         last = np.searchsorted(code_of_unique, np.arange(q), side="right") - 1
         return q, uniq[first], uniq[last], KIND_HISTOGRAM, code_of_unique
     q = uniq.shape[0]
-    use_hist = splitter == "hist" or (q <= 256 and q * width <= HISTOGRAM_CELLS)
+    total = q + extra_codes
+    use_hist = splitter == "hist" or (total <= 256 and total * width <= HISTOGRAM_CELLS)
     return (q, uniq, uniq, KIND_HISTOGRAM if use_hist else KIND_PRESORTED,
             np.arange(q, dtype=np.int64))

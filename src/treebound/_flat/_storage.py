@@ -17,7 +17,9 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.sparse import csr_matrix
 
+from treebound._flat._missing import default_missing_child
 from treebound._flat._storage_checks import check_tree
+from treebound._flat._storage_io import tree_from_dict, tree_to_dict
 from treebound._kernels.apply import apply_general, apply_numeric, fill_paths, path_lengths
 
 TREE_ARRAYS = (
@@ -32,10 +34,14 @@ TREE_ARRAYS = (
     "n_node_samples",
     "weighted_n_node_samples",
     "n_categories",
+    "missing_child",
 )
 
+#: Arrays a tree dict may omit (files written before them): ``None`` gives the default.
+OPTIONAL_ARRAYS = ("missing_child",)
+
 _INT_ARRAYS = ("first_child", "n_children", "feature", "category_offset", "category_child",
-               "n_node_samples", "n_categories")
+               "n_node_samples", "n_categories", "missing_child")
 
 
 @dataclass(eq=False)
@@ -56,7 +62,8 @@ class Tree:
         Tested feature, ``-1`` for a leaf.
     threshold : ndarray of float64, shape (n_nodes,)
         Numeric test ``x <= threshold`` sends a row to child slot 0; NaN for leaves and
-        categorical tests.
+        categorical tests; ``+inf`` for the test "value present" (every value to slot 0, a
+        missing one to slot 1: scikit-learn's split of the missing rows from the others).
     category_offset : ndarray of int64, shape (n_nodes,)
         ``-1`` unless the test is categorical; then ``category_child[category_offset[i] + code]``
         is the child slot of category ``code`` (``n_categories[feature[i]]`` entries; categories
@@ -77,6 +84,13 @@ class Tree:
         Levels of every feature, 0 for a numeric one.
     task : {"classification", "regression"}, default="classification"
         What ``value`` holds.
+    missing_child : ndarray of int64, shape (n_nodes,), optional
+        Child slot that a missing value (NaN) of the tested feature takes at every internal
+        node, ``-1`` at leaves. Growth decides it where the node had missing training rows;
+        elsewhere it is the child that received the most training rows (the second on ties,
+        scikit-learn's rule) for a numeric test, and :attr:`unseen_child` for a categorical
+        one. Omitted (trees of older model files), it is that rule everywhere
+        (:func:`~treebound._flat._missing.default_missing_child`).
 
     Examples
     --------
@@ -100,7 +114,12 @@ class Tree:
     weighted_n_node_samples: np.ndarray
     n_categories: np.ndarray
     task: str = "classification"
+    missing_child: np.ndarray | None = None
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.missing_child is None:
+            self.missing_child = default_missing_child(self)
 
     # ------------------------------------------------------------------ shape
     @property
@@ -146,6 +165,13 @@ class Tree:
         """scikit-learn style right-child array (binary trees only; -1 at leaves)."""
         self._require_binary("children_right")
         return np.where(self.first_child >= 0, self.first_child + 1, -1)
+
+    @property
+    def missing_go_to_left(self) -> np.ndarray:
+        """scikit-learn style: 1 where a missing value goes to the left child (binary trees
+        only; 0 at leaves)."""
+        self._require_binary("missing_go_to_left")
+        return ((self.first_child >= 0) & (self.missing_child == 0)).astype(np.uint8)
 
     def _require_binary(self, what: str) -> None:
         if not self.is_binary:
@@ -282,6 +308,7 @@ class Tree:
                 np.where(leaf | np.isnan(self.threshold), np.inf, self.threshold),
                 offsets,
                 pooled,
+                np.where(leaf, 0, self.missing_child).astype(np.int64),
             )
         return self._cache["route"]
 
@@ -307,11 +334,14 @@ class Tree:
         """
         X = _as_float_matrix(X)
         out = np.empty(X.shape[0], dtype=np.int64)
-        next_base, feature, threshold, category_offset, category_child = self._routing_arrays()
+        next_base, feature, threshold, category_offset, category_child, missing = \
+            self._routing_arrays()
         if np.any(category_offset >= 0):
-            apply_general(next_base, feature, threshold, category_offset, category_child, X, out)
+            apply_general(next_base, feature, threshold, category_offset, category_child,
+                          missing, X, out)
         else:
-            apply_numeric(next_base, feature, threshold, X, np.empty(64, dtype=np.int64), out)
+            apply_numeric(next_base, feature, threshold, missing, X,
+                          np.empty(64, dtype=np.int64), out)
         return out
 
     def decision_path(self, X: np.ndarray):
@@ -402,6 +432,7 @@ class Tree:
         internal = first_child >= 0
         feature = np.where(internal, self.feature[keep], -1)
         threshold = np.where(internal, self.threshold[keep], np.nan)
+        missing_child = np.where(internal, self.missing_child[keep], -1)
         # Re-pool the category maps of the kept categorical tests.
         category_offset = np.full(keep.shape[0], -1, dtype=np.int64)
         pieces = []
@@ -427,6 +458,7 @@ class Tree:
             weighted_n_node_samples=self.weighted_n_node_samples[keep].copy(),
             n_categories=self.n_categories.copy(),
             task=self.task,
+            missing_child=missing_child.astype(np.int64),
         )
         return tree, old_to_new
 
@@ -483,7 +515,8 @@ class Tree:
 
     # ---------------------------------------------------------- persistence
     def to_dict(self) -> dict:
-        """Plain-JSON form of the arrays (NaN thresholds written as null).
+        """Plain-JSON form of the arrays (NaN thresholds written as null, ``+inf`` as the
+        string ``"+inf"``).
 
         Returns
         -------
@@ -498,14 +531,7 @@ class Tree:
         >>> data["first_child"], data["threshold"]
         ([1, -1, -1], [0.5, None, None])
         """
-        out = {"task": self.task}
-        for name in TREE_ARRAYS:
-            arr = getattr(self, name)
-            if name == "threshold":
-                out[name] = [None if not np.isfinite(v) else float(v) for v in arr]
-            else:
-                out[name] = arr.tolist()
-        return out
+        return tree_to_dict(self, TREE_ARRAYS)
 
     @classmethod
     def from_dict(cls, data: dict) -> Tree:
@@ -533,50 +559,8 @@ class Tree:
         >>> Tree.from_dict(tree.to_dict()).apply([[0.2], [1.5]]).tolist()
         [1, 2]
         """
-        if not isinstance(data, dict):
-            raise ValueError(f"tree must be a JSON object, got {type(data).__name__}")
-        missing = [name for name in TREE_ARRAYS if name not in data]
-        if missing:
-            raise ValueError(f"tree is missing the arrays {missing}")
-        arrays = {}
-        for name in TREE_ARRAYS:
-            raw = data[name]
-            if not isinstance(raw, list):
-                raise ValueError(f"tree array {name!r} must be a list")
-            try:
-                if name == "threshold":
-                    arr = np.array([np.nan if v is None else v for v in raw], dtype=np.float64)
-                elif name in _INT_ARRAYS:
-                    arr = _int_array(raw, name)
-                else:
-                    arr = np.array(raw, dtype=np.float64)
-            except (TypeError, ValueError, OverflowError) as exc:
-                raise ValueError(f"tree array {name!r} has entries of the wrong type: {exc}") from None
-            arrays[name] = arr
-        value = arrays["value"]
-        if value.ndim == 1 and value.shape[0] == 0:
-            value = value.reshape(0, 1)
-        if value.ndim != 2:
-            raise ValueError("tree array 'value' must be a list of equal-length lists")
-        arrays["value"] = value
-        for name in ("first_child", "n_children", "feature", "category_offset", "category_child",
-                     "n_node_samples", "n_categories", "threshold", "impurity",
-                     "weighted_n_node_samples"):
-            if arrays[name].ndim != 1:
-                raise ValueError(f"tree array {name!r} must be a flat list")
-        task = data.get("task", "classification")
-        if not isinstance(task, str):
-            raise ValueError("tree 'task' must be a string")
+        arrays, task = tree_from_dict(data, TREE_ARRAYS, _INT_ARRAYS, OPTIONAL_ARRAYS)
         return cls(**arrays, task=task).validate()
-
-
-def _int_array(raw: list, name: str) -> np.ndarray:
-    for v in raw:
-        if isinstance(v, bool) or not isinstance(v, int):
-            raise ValueError(f"tree array {name!r} must hold integers, found {v!r}")
-        if not -(2**62) < v < 2**62:
-            raise ValueError(f"tree array {name!r} holds the out-of-range integer {v}")
-    return np.array(raw, dtype=np.int64) if raw else np.empty(0, dtype=np.int64)
 
 
 def _as_float_matrix(X) -> np.ndarray:

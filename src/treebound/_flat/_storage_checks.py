@@ -77,8 +77,9 @@ def check_tree(tree, array_names) -> None:
                 raise ValueError(f"node {i} has a numeric test on categorical feature {f}")
             if k != 2:
                 raise ValueError(f"numeric test at node {i} must have 2 children, has {k}")
-            if not np.isfinite(tree.threshold[i]):
-                raise ValueError(f"node {i} has a non-finite threshold")
+            # +inf: the test "value present" (scikit-learn's split of the missing rows)
+            if not (np.isfinite(tree.threshold[i]) or tree.threshold[i] == np.inf):
+                raise ValueError(f"node {i} has a threshold of {tree.threshold[i]!r}")
         else:
             width = int(tree.n_categories[f])
             if width == 0:
@@ -88,6 +89,13 @@ def check_tree(tree, array_names) -> None:
             slots = tree.category_child[off : off + width]
             if np.any(slots < 0) or np.any(slots >= k):
                 raise ValueError(f"category map of node {i} names a child slot outside 0..{k - 1}")
+    missing = tree.missing_child
+    if np.any(missing[leaves] != -1):
+        raise ValueError("a leaf has a missing_child other than -1")
+    bad = internal[(missing[internal] < 0) | (missing[internal] >= tree.n_children[internal])]
+    if bad.size:
+        raise ValueError(f"missing_child of node {int(bad[0])} names a child slot outside "
+                         f"0..{int(tree.n_children[bad[0]]) - 1}")
     if covered[0] != 0 or np.any(covered[1:] != 1):
         raise ValueError("child ranges do not form a tree (a node has zero or several parents)")
     with np.errstate(over="ignore", invalid="ignore"):  # overflowing sums are refused

@@ -6,7 +6,9 @@ at a leaf) and ``category_offset[i]``. With leaves pointing at themselves, one s
 ``node = next_base[node] + (x > threshold[node])`` for a numeric test and a no-op at a leaf, so
 rows are advanced in batches, level by level, without data-dependent branches: the CPU overlaps
 the memory latency of many rows instead of stalling on one row's path. A categorical test looks
-the child slot up in ``category_child[category_offset[i] + code]``.
+the child slot up in ``category_child[category_offset[i] + code]``. A missing value (NaN) takes
+the child slot ``missing_child[i]`` (0 at a leaf); for a numeric test that is the branch-free
+``(x > t) | (x != x) & missing_child`` (NaN compares false).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ _BATCH = 64
 
 
 @njit(**NO_NRT_JIT_OPTIONS)
-def apply_numeric(next_base, feature, threshold, X, nodes, out):
+def apply_numeric(next_base, feature, threshold, missing_child, X, nodes, out):
     """Leaf id of every row of ``X`` for a tree with numeric tests only (``nodes``: scratch of
     at least 64 integers).
 
@@ -36,8 +38,9 @@ def apply_numeric(next_base, feature, threshold, X, nodes, out):
             for _ in range(8):
                 for j in range(m):
                     node = nodes[j]
-                    nodes[j] = next_base[node] + np.int64(
-                        X[start + j, feature[node]] > threshold[node])
+                    x = X[start + j, feature[node]]
+                    nodes[j] = next_base[node] + (np.int64(x > threshold[node])
+                                                  | (np.int64(x != x) & missing_child[node]))
             done = True
             for j in range(m):
                 if next_base[nodes[j]] != nodes[j]:
@@ -48,54 +51,62 @@ def apply_numeric(next_base, feature, threshold, X, nodes, out):
 
 
 @njit(**NO_NRT_JIT_OPTIONS)
-def _step(next_base, feature, threshold, category_offset, category_child, X, r, node):
+def _step(next_base, feature, threshold, category_offset, category_child, missing_child, X, r,
+          node):
     offset = category_offset[node]
     x = X[r, feature[node]]
+    if x != x:
+        return next_base[node] + missing_child[node]
     if offset < 0:
         return next_base[node] + np.int64(x > threshold[node])
     return next_base[node] + category_child[offset + np.int64(x)]
 
 
 @njit(**NO_NRT_JIT_OPTIONS)
-def apply_general(next_base, feature, threshold, category_offset, category_child, X, out):
+def apply_general(next_base, feature, threshold, category_offset, category_child, missing_child,
+                  X, out):
     """Leaf id of every row of ``X`` (categorical columns hold validated category codes)."""
     for r in range(X.shape[0]):
         node = 0
-        nxt = _step(next_base, feature, threshold, category_offset, category_child, X, r, node)
+        nxt = _step(next_base, feature, threshold, category_offset, category_child, missing_child,
+                    X, r, node)
         while nxt != node:
             node = nxt
-            nxt = _step(next_base, feature, threshold, category_offset, category_child, X, r,
-                        node)
+            nxt = _step(next_base, feature, threshold, category_offset, category_child,
+                        missing_child, X, r, node)
         out[r] = node
 
 
 @njit(**NO_NRT_JIT_OPTIONS)
-def path_lengths(next_base, feature, threshold, category_offset, category_child, X, out):
+def path_lengths(next_base, feature, threshold, category_offset, category_child, missing_child,
+                 X, out):
     """Number of nodes on each row's root-to-leaf path."""
     for r in range(X.shape[0]):
         node = 0
         length = 1
-        nxt = _step(next_base, feature, threshold, category_offset, category_child, X, r, node)
+        nxt = _step(next_base, feature, threshold, category_offset, category_child, missing_child,
+                    X, r, node)
         while nxt != node:
             node = nxt
             length += 1
-            nxt = _step(next_base, feature, threshold, category_offset, category_child, X, r,
-                        node)
+            nxt = _step(next_base, feature, threshold, category_offset, category_child,
+                        missing_child, X, r, node)
         out[r] = length
 
 
 @njit(**NO_NRT_JIT_OPTIONS)
-def fill_paths(next_base, feature, threshold, category_offset, category_child, X, indptr,
-               indices):
+def fill_paths(next_base, feature, threshold, category_offset, category_child, missing_child,
+               X, indptr, indices):
     """Every row's visited node ids, written into ``indices`` (CSR layout given by ``indptr``)."""
     for r in range(X.shape[0]):
         node = 0
         pos = indptr[r]
         indices[pos] = 0
-        nxt = _step(next_base, feature, threshold, category_offset, category_child, X, r, node)
+        nxt = _step(next_base, feature, threshold, category_offset, category_child, missing_child,
+                    X, r, node)
         while nxt != node:
             node = nxt
             pos += 1
             indices[pos] = node
-            nxt = _step(next_base, feature, threshold, category_offset, category_child, X, r,
-                        node)
+            nxt = _step(next_base, feature, threshold, category_offset, category_child,
+                        missing_child, X, r, node)

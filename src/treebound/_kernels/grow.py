@@ -404,7 +404,7 @@ def _split_loop(data, layout, params, nodes, order, pools, scratch, cat, split):
 def grow_tree(codes, codes_t, n_codes, kind, lo_values, hi_values, value_offset, y_cls, y_val, w,
               task, width, criterion, growth, max_depth, min_samples_split, min_samples_leaf,
               min_impurity_decrease, max_leaf_nodes, max_features, multiway, seed,
-              max_block_rows):
+              max_block_rows, missing_code=None):
     """Grow a tree; returns the node arrays (int columns, float columns, statistics, map pool).
 
     ``codes`` is (n_features, n_samples) int32 and ``codes_t`` the (n_samples, n_block) uint8
@@ -414,7 +414,8 @@ def grow_tree(codes, codes_t, n_codes, kind, lo_values, hi_values, value_offset,
     ``kind`` says how each feature is searched; ``lo_values[value_offset[f] + c]`` /
     ``hi_values[...]`` are the smallest / largest training value with code ``c`` (thresholds go
     midway between the largest value sent left and the smallest sent right). At most
-    ``max_block_rows`` histogram blocks are alive at once.
+    ``max_block_rows`` histogram blocks are alive at once. ``missing_code[f]`` is the code of
+    feature ``f``'s missing rows (its last), ``-1`` (the default, for every feature) without.
 
     This driver is plain Python on purpose: it only sizes and allocates the arrays and calls the
     compiled kernels (one call of :func:`_split_loop` per fit, plus one per growth of the
@@ -428,8 +429,10 @@ def grow_tree(codes, codes_t, n_codes, kind, lo_values, hi_values, value_offset,
     kind = np.asarray(kind, dtype=np.int64)
     n_codes = np.asarray(n_codes, dtype=np.int64)
     unit_weights = bool(np.all(w == 1.0))
+    if missing_code is None:
+        missing_code = np.full(n_features, -1, dtype=np.int64)
     data = TrainingData(codes, codes_t, n_codes, kind, lo_values, hi_values, value_offset, y_cls,
-                        y_val, w)
+                        y_val, w, np.asarray(missing_code, dtype=np.int64))
     layout = feature_layout(kind, n_codes, width, unit_weights, max_block_rows)
 
     searched = kind != KIND_PRESORTED

@@ -46,7 +46,10 @@ I_P_MAP_OFFSET = 9
 I_CONST_ROW = 10
 I_CATEGORY_OFFSET = 11
 I_BLOCK_ROW = 12
-N_INT_COLUMNS = 13
+#: proposed / applied child slot of the missing rows of a numeric test (-1: not decided here)
+I_P_MISSING = 13
+I_MISSING = 14
+N_INT_COLUMNS = 15
 # float node columns
 F_THRESHOLD = 0
 F_IMPURITY = 1
@@ -82,6 +85,8 @@ class TrainingData(NamedTuple):
     y_cls: np.ndarray  # class index per sample (zeros for regression)
     y_val: np.ndarray  # target per sample (regression; one zero otherwise)
     w: np.ndarray  # sample weights
+    #: code of a missing value per feature (its last code), -1 for a feature without one
+    missing_code: np.ndarray
 
 
 class FeatureLayout(NamedTuple):
@@ -162,6 +167,8 @@ class SearchScratch(NamedTuple):
     perm: np.ndarray  # (max(n, max_codes),) sort permutation
     perm_scratch: np.ndarray
     node_y: np.ndarray  # (n,) classes of the node's samples
+    miss: np.ndarray  # (width,) statistics of a node's missing rows (missing-value scans)
+    mixed: np.ndarray  # (width,) a child's statistics with the missing rows added
     slot_map: np.ndarray  # (max_codes,) child slot per category of the current test
     rng: np.ndarray  # (1,) uint64 splitmix64 state
 
@@ -282,6 +289,8 @@ def new_scratch(n, n_features, max_codes, max_children, width, n_block, categori
         perm=np.empty(max(n, max_codes), dtype=np.int64),
         perm_scratch=np.empty(max(n, max_codes), dtype=np.int64),
         node_y=np.empty(n, dtype=np.int32),
+        miss=np.empty(width, dtype=np.float64),
+        mixed=np.empty(width, dtype=np.float64),
         slot_map=np.empty(max_codes, dtype=np.int64),
         # the seed's 64 bits, as the kernels' splitmix64 stream expects them
         rng=np.array([seed], dtype=np.int64).view(np.uint64),

@@ -24,7 +24,7 @@ from treebound._config import (
     STEP_JIT_OPTIONS,
     njit,
 )
-from treebound._kernels.criteria import TASK_REGRESSION, stats_mass
+from treebound._kernels.criteria import TASK_REGRESSION, stats_mass, stats_weight
 from treebound._kernels.growth_state import (
     F_IMPURITY,
     F_P_GAIN,
@@ -40,6 +40,7 @@ from treebound._kernels.growth_state import (
     I_P_FEATURE,
     I_P_LO_CODE,
     I_P_MAP_OFFSET,
+    I_P_MISSING,
     I_P_N_CHILDREN,
     I_SEG_START,
     KIND_CATEGORICAL,
@@ -49,8 +50,10 @@ from treebound._kernels.growth_state import (
 )
 from treebound._kernels.histograms import counts_from_stats
 from treebound._kernels.split_categorical import best_binary_subset, best_multiway
+from treebound._kernels.split_missing import scan_histogram_missing, scan_sorted_missing
 from treebound._kernels.split_numeric import (
     argsort_node,
+    code_of,
     counting_order,
     counting_sort_node,
     fill_histogram,
@@ -118,6 +121,14 @@ def _constant_in_node(samples, start, end, codes, codes_t, f, h):
             if np.int64(codes[f, samples[0, i]]) != first_code:
                 return False
     return True
+
+
+@njit(**NO_NRT_INLINE_JIT_OPTIONS)
+def _code_present(hist, hoff, hcount, coff, counts_in_hist, code, task, width):
+    """Whether a histogram (as :func:`scan_histogram` reads it) has rows with this code."""
+    if not counts_in_hist:
+        return hcount[coff + code] > 0
+    return stats_weight(hist, hoff + code * width, width, task) > 0.5
 
 
 @njit(**STEP_JIT_OPTIONS)
@@ -208,6 +219,8 @@ def find_best_test(node, data, layout, params, nodes, order, pools, scratch, cat
     best_threshold = np.nan
     best_children = 0
     best_map_offset = -1
+    best_missing = -1
+    missing_code = data.missing_code
     visited = 0
     i = 0
     max_features = params.max_features
@@ -226,6 +239,7 @@ def find_best_test(node, data, layout, params, nodes, order, pools, scratch, cat
         lo = -1
         hi = -1
         n_children = 2
+        missing_slot = -1
         constant = False
         # Each scan has one call site below, fed by the branches: the scans are inlined, and a
         # second copy of each would double this kernel's compile time, not its speed.
@@ -241,7 +255,7 @@ def find_best_test(node, data, layout, params, nodes, order, pools, scratch, cat
                 sorted_scan = True
                 order_row = r
         elif (kind[f] == KIND_HISTOGRAM and nc * width > 2 * n_node and nc <= 4 * n_node
-              and unit_weights and task != TASK_REGRESSION):
+              and unit_weights and task != TASK_REGRESSION and missing_code[f] < 0):
             # Few samples for many codes: sorting the node's samples beats any histogram. The
             # node's codes (and, once per node, classes) are gathered into local arrays that
             # the counting sort and the scan then read sequentially.
@@ -321,11 +335,29 @@ def find_best_test(node, data, layout, params, nodes, order, pools, scratch, cat
                             parent_mass, min_samples_leaf, left, right, scratch.slot_map,
                             cat.present, cat.keys, cat.in_left, cat.order, cat.best_order,
                             scratch.perm, scratch.perm_scratch)
-        if sorted_scan:
+        # A feature with missing values in training is scanned with its missing rows on each
+        # side only in nodes that hold some (sorted last / the last code).
+        if (sorted_scan and missing_code[f] >= 0
+                and code_of(codes, codes_t, f, h_scan, sort_order[order_row, order_end - 1])
+                == missing_code[f]):
+            gain, lo, hi, missing_slot = scan_sorted_missing(
+                sort_order, order_row, order_start, order_end, codes, codes_t, f, h_scan,
+                data.y_cls, data.y_val, data.w, task, width, criterion, nv, poff, weight,
+                parent_mass, min_samples_leaf, left, right, scratch.miss, scratch.mixed,
+                missing_code[f])
+        elif sorted_scan:
             gain, lo, hi = scan_sorted(sort_order, order_row, order_start, order_end, codes,
                                        codes_t, f, h_scan, data.y_cls, data.y_val, data.w, task,
                                        width, criterion, nv, poff, weight, parent_mass,
                                        min_samples_leaf, left, right)
+        elif hist_scan and missing_code[f] >= 0 and _code_present(
+                h_src, h_src_off, h_cnt, h_coff, h_counts_in_hist, missing_code[f], task,
+                width):
+            gain, lo, hi, missing_slot, n_present = scan_histogram_missing(
+                h_src, h_src_off, h_cnt, h_coff, h_counts_in_hist, nc, missing_code[f], n_node,
+                task, width, criterion, nv, poff, weight, parent_mass, min_samples_leaf, left,
+                right, scratch.miss, scratch.mixed)
+            constant = n_present <= 1
         elif hist_scan:
             gain, lo, hi, n_present = scan_histogram(
                 h_src, h_src_off, h_cnt, h_coff, h_counts_in_hist, nc, n_node, task, width,
@@ -346,6 +378,7 @@ def find_best_test(node, data, layout, params, nodes, order, pools, scratch, cat
             best_gain = gain
             best_feature = f
             best_children = n_children
+            best_missing = missing_slot
             if kind[f] == KIND_CATEGORICAL:
                 for b in range(nc):
                     nodes.maps[map_used + b] = scratch.slot_map[b]
@@ -357,8 +390,12 @@ def find_best_test(node, data, layout, params, nodes, order, pools, scratch, cat
                 best_map_offset = -1
                 best_lo = lo
                 off = data.value_offset[f]
-                best_threshold = midpoint_threshold(data.lo_values[off + hi],
-                                                    data.hi_values[off + lo])
+                if hi == missing_code[f]:
+                    # present / missing: every value left (scikit-learn's infinite threshold)
+                    best_threshold = np.inf
+                else:
+                    best_threshold = midpoint_threshold(data.lo_values[off + hi],
+                                                        data.hi_values[off + lo])
             # A test leaving pure children has the largest possible gain (parent_mass): no later
             # feature can beat it (ties keep the first), so the search can stop.
             if gain >= parent_mass:
@@ -367,3 +404,6 @@ def find_best_test(node, data, layout, params, nodes, order, pools, scratch, cat
     if best_feature >= 0:
         _record_test(node, ni, nf, params, weight, impurity, best_feature, best_lo,
                      best_threshold, best_children, best_map_offset, best_gain)
+        # where the node's missing rows go (-1: it has none; the split decides, see
+        # sample_partition.route_binary)
+        ni[node, I_P_MISSING] = best_missing

@@ -15,10 +15,12 @@ from treebound._kernels.criteria import TASK_REGRESSION, add_sample_stats
 from treebound._kernels.growth_state import (
     I_BLOCK_ROW,
     I_CONST_ROW,
+    I_MISSING,
     I_N_SAMPLES,
     I_P_FEATURE,
     I_P_LO_CODE,
     I_P_MAP_OFFSET,
+    I_P_MISSING,
     I_P_N_CHILDREN,
     I_SEG_START,
 )
@@ -92,6 +94,11 @@ def route_binary(node, data, layout, params, nodes, order, pools, split):
 
     A block feature's code is read from the sample's codes_t row, which building the children's
     block reads next (the feature's own code row would be one more cache miss per sample).
+
+    A numeric test's missing rows (the feature's ``missing_code``) go to the child its search
+    chose; when the node has none, missing values met at prediction go to the child with more
+    training rows (the right one on ties: scikit-learn's ``n_left > n_right``). That child is
+    recorded in ``I_MISSING``.
     """
     ni = nodes.ints
     f = ni[node, I_P_FEATURE]
@@ -99,6 +106,10 @@ def route_binary(node, data, layout, params, nodes, order, pools, split):
     end = start + ni[node, I_N_SAMPLES]
     map_offset = ni[node, I_P_MAP_OFFSET]
     lo_code = ni[node, I_P_LO_CODE]
+    miss_code = data.missing_code[f] if map_offset < 0 else -1
+    # the node's missing rows follow its search (a node without any routes none)
+    miss_slot = ni[node, I_P_MISSING] if ni[node, I_P_MISSING] >= 0 else 1
+    n_missing = 0
     parent_block = ni[node, I_BLOCK_ROW]
     samples = order.samples
     codes_t = data.codes_t
@@ -120,6 +131,8 @@ def route_binary(node, data, layout, params, nodes, order, pools, split):
         for code in range(data.n_codes[f]):
             if map_offset >= 0:
                 slot = maps[map_offset + code]
+            elif code == miss_code:
+                slot = miss_slot
             else:
                 slot = 0 if code <= lo_code else 1
             for col in range(width):
@@ -133,6 +146,9 @@ def route_binary(node, data, layout, params, nodes, order, pools, split):
         code = np.int64(codes_t[s, h_route]) if h_route >= 0 else np.int64(data.codes[f, s])
         if map_offset >= 0:
             slot = maps[map_offset + code]
+        elif code == miss_code:
+            slot = miss_slot
+            n_missing += 1
         else:
             slot = 0 if code <= lo_code else 1
         if track_slots:
@@ -153,6 +169,9 @@ def route_binary(node, data, layout, params, nodes, order, pools, split):
         samples[0, write + j] = split.tmp[j]
     split.child_counts[0] = write - start
     split.child_counts[1] = n_right
+    if map_offset < 0:
+        ni[node, I_MISSING] = miss_slot if n_missing > 0 else (
+            0 if write - start > n_right else 1)
 
 
 @njit(**STEP_JIT_OPTIONS)

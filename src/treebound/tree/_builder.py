@@ -91,9 +91,9 @@ def grow(X_enc: np.ndarray, y: np.ndarray, sample_weight: np.ndarray, n_categori
         float(settings.min_impurity_decrease),
         -1 if settings.max_leaf_nodes is None else int(settings.max_leaf_nodes),
         int(max_features), settings.categorical_split == "multiway", int(settings.seed),
-        int(max_block_rows),
+        int(max_block_rows), coded.missing_code,
     )
-    return _to_tree(ni, nf, nv, map_pool, n_categories, regression)
+    return _to_tree(ni, nf, nv, map_pool, n_categories, regression, coded.missing_code)
 
 
 def _check_memory(coded, width: int, n_samples: int, settings: GrowthSettings) -> None:
@@ -112,19 +112,26 @@ def _check_memory(coded, width: int, n_samples: int, settings: GrowthSettings) -
         )
 
 
-def _to_tree(ni, nf, nv, map_pool, n_categories, regression: bool) -> Tree:
+def _to_tree(ni, nf, nv, map_pool, n_categories, regression: bool, missing_code) -> Tree:
     first_child = ni[:, _layout.I_FIRST_CHILD].copy()
     internal = first_child >= 0
     # Keep only the category maps of tests that were applied, pooled in node order.
     old_offsets = ni[:, _layout.I_CATEGORY_OFFSET]
     feature = np.where(internal, ni[:, _layout.I_FEATURE], -1)
     category_offset = np.full(first_child.shape[0], -1, dtype=np.int64)
+    # numeric tests: the child of the missing rows (route_binary); categorical ones: the slot
+    # of the missing code in the growth map (after the levels') when the feature had missing
+    # values, else the default rule (Tree.missing_child)
+    missing_child = np.where(internal, ni[:, _layout.I_MISSING], -1)
+    categorical_missing = []
     pieces, pos = [], 0
     for node in np.flatnonzero(internal & (old_offsets >= 0)):
         width = int(n_categories[feature[node]])
         pieces.append(map_pool[old_offsets[node] : old_offsets[node] + width])
         category_offset[node] = pos
         pos += width
+        if missing_code[feature[node]] >= 0:
+            categorical_missing.append((node, map_pool[old_offsets[node] + width]))
     category_child = np.concatenate(pieces) if pieces else np.empty(0, dtype=np.int64)
     if regression:
         weight = nv[:, 0]
@@ -132,7 +139,7 @@ def _to_tree(ni, nf, nv, map_pool, n_categories, regression: bool) -> Tree:
         value = mean.reshape(-1, 1)
     else:
         value = nv.copy()
-    return Tree(
+    tree = Tree(
         first_child=first_child,
         n_children=np.where(internal, ni[:, _layout.I_N_CHILDREN], 0).astype(np.int64),
         feature=feature.astype(np.int64),
@@ -147,3 +154,9 @@ def _to_tree(ni, nf, nv, map_pool, n_categories, regression: bool) -> Tree:
         n_categories=np.asarray(n_categories, dtype=np.int64).copy(),
         task="regression" if regression else "classification",
     )
+    default = tree.missing_child  # the rule for nodes without missing rows
+    missing_child = np.where(internal & (category_offset < 0), missing_child, default)
+    for node, slot in categorical_missing:
+        missing_child[node] = slot
+    tree.missing_child = missing_child.astype(np.int64)
+    return tree

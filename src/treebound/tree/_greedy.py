@@ -204,6 +204,9 @@ class GreedyTree(SklearnTreeMixin, BaseTreeEstimator):
             params = {**params, "splitter": "best"}
         return params
 
+    #: NaN in X is a missing value, routed by every test (scikit-learn's tag ``allow_nan``)
+    _accepts_missing = True
+
     def _encode_fit(self, X):
         check_two_dimensional(X)
         validate_data(self, X, reset=True, skip_check_array=True)
