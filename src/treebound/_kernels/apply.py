@@ -21,9 +21,40 @@ _BATCH = 64
 
 
 @njit(**NO_NRT_JIT_OPTIONS)
-def apply_numeric(next_base, feature, threshold, missing_child, X, nodes, out):
+def apply_numeric(next_base, feature, threshold, X, nodes, out):
     """Leaf id of every row of ``X`` for a tree with numeric tests only (``nodes``: scratch of
     at least 64 integers).
+
+    Rows advance in batches, eight levels at a time without any check (leaves stay put), then
+    the batch stops once every row sits at a leaf. ``X`` holds no NaN (see
+    :func:`apply_numeric_missing`).
+    """
+    n = X.shape[0]
+    for start in range(0, n, _BATCH):
+        m = min(_BATCH, n - start)
+        for j in range(m):
+            nodes[j] = 0
+        done = False
+        while not done:
+            for _ in range(8):
+                for j in range(m):
+                    node = nodes[j]
+                    nodes[j] = next_base[node] + np.int64(
+                        X[start + j, feature[node]] > threshold[node])
+            done = True
+            for j in range(m):
+                if next_base[nodes[j]] != nodes[j]:
+                    done = False
+                    break
+        for j in range(m):
+            out[start + j] = nodes[j]
+
+
+@njit(**NO_NRT_JIT_OPTIONS)
+def apply_numeric_missing(next_base, feature, threshold, missing_child, X, nodes, out):
+    """:func:`apply_numeric` for an ``X`` with missing values (NaN): a NaN takes the child slot
+    ``missing_child[node]``. A third slower than :func:`apply_numeric`, which serves NaN-free
+    rows.
 
     Rows advance in batches, eight levels at a time without any check (leaves stay put), then
     the batch stops once every row sits at a leaf.
