@@ -138,7 +138,7 @@ def test_json_round_trip_is_exact(tmp_path, split):
     np.testing.assert_array_equal(loaded.predict(frame), model.predict(frame))
     assert loaded.predict(frame).dtype == model.predict(frame).dtype
     np.testing.assert_array_equal(loaded.predict_proba(frame), model.predict_proba(frame))
-    assert json.loads(path.read_text())["format_version"] == 2
+    assert json.loads(path.read_text())["format_version"] == 3
     again = DecisionTreeClassifier.from_dict(json.loads(json.dumps(model.to_dict())))
     assert again.to_dict() == model.to_dict()
 

@@ -18,6 +18,7 @@ MODULES = [
     "treebound._flat._storage",
     "treebound._flat._sklearn_view",
     "treebound.tree._sklearn_api",
+    "treebound._flat._missing",
     "treebound.tree._export",
     "treebound.tree._sklearn_text",
     "treebound.tree._model_io",

@@ -2,7 +2,7 @@
 
 A model file is plain JSON (no pickle, nothing executable)::
 
-    {"format": "treebound-model", "format_version": 2, "estimator": "DecisionTreeClassifier",
+    {"format": "treebound-model", "format_version": 3, "estimator": "DecisionTreeClassifier",
      "treebound_version": "...", "params": {...}, "n_features_in": 4,
      "feature_names_in": [...] | null, "classes": [...], "classes_dtype": "<i8",
      "encoder": {"categories": [...], "feature_names": [...]}, "tree": {...flat arrays...},
@@ -33,7 +33,13 @@ __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "TRAINING_ROWS_FIELDS", "check_train
 FORMAT_NAME = "treebound-model"
 #: 2: the encoder's ``declared_levels``, the optional ``training_rows`` record, and a stored
 #: certificate that is checked and recomputed on load (format-1 files still load).
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
+#: Tree arrays a file of each version must hold beyond those of version 1: version 3 adds
+#: ``missing_child`` (where a missing value goes at every node) and the threshold ``"+inf"``
+#: (the test "value present"). Older files load with the default routing of missing values
+#: (:func:`~treebound._flat._missing.default_missing_child`): the same predictions as before
+#: on every input without NaN.
+_ARRAYS_SINCE = {3: ("missing_child",)}
 _CLASS_DTYPE_KINDS = {"U", "i", "u", "f", "b", "O"}
 
 
@@ -156,7 +162,15 @@ def model_from_dict(cls, data: dict):
         raise ValueError(
             f"encoder describes {encoder.n_features} features but n_features_in is {n_features}"
         )
-    tree = Tree.from_dict(_require(data, "tree", dict, "an object"))
+    raw_tree = _require(data, "tree", dict, "an object")
+    for since, names in _ARRAYS_SINCE.items():
+        absent = [name for name in names if name not in raw_tree]
+        if version >= since and absent:
+            raise ValueError(f"model format version {version} needs the tree arrays {absent}")
+        if version < since and len(absent) < len(names):
+            raise ValueError(f"model format version {version} has no tree arrays "
+                             f"{sorted(set(names) - set(absent))} (written from version {since})")
+    tree = Tree.from_dict(raw_tree)
     if tree.n_features != n_features:
         raise ValueError(f"tree has {tree.n_features} features but n_features_in is {n_features}")
     if not np.array_equal(tree.n_categories, encoder.n_categories):

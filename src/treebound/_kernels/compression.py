@@ -12,17 +12,20 @@ _SCAN = 256
 
 
 @njit(**NO_NRT_JIT_OPTIONS)
-def threshold_neighbours(first_child, feature, threshold, category_offset, category_child, X,
-                         low, high):
+def threshold_neighbours(first_child, feature, threshold, category_offset, category_child,
+                         missing_child, X, low, high):
     """``low[i]`` / ``high[i]``: the largest value ``<= t`` / smallest value ``> t`` of the
-    tested feature among the rows reaching numeric node ``i`` (``-inf`` / ``+inf`` when none).
-    The caller fills ``low`` with ``-inf`` and ``high`` with ``+inf``."""
+    tested feature among the rows reaching numeric node ``i`` (``-inf`` / ``+inf`` when none;
+    a missing value, NaN, takes ``missing_child`` and is neither). The caller fills ``low``
+    with ``-inf`` and ``high`` with ``+inf``."""
     for r in range(X.shape[0]):
         node = 0
         while first_child[node] >= 0:
             x = X[r, feature[node]]
             if category_offset[node] >= 0:
                 slot = category_child[category_offset[node] + np.int64(x)]
+            elif np.isnan(x):
+                slot = missing_child[node]
             elif x <= threshold[node]:
                 slot = 0
                 if x > low[node]:

@@ -371,6 +371,10 @@ def _run(name, sample, delta, ghost_size, table_budget):
 def _certificate(upper, lower, method, delta, sample, details) -> Certificate:
     if method in TRAINING_METHODS or method == "auto":
         details.setdefault("sample", "training")
+        if sample.deployed.missing:
+            # the rows hold missing values: every routing of them was counted (a stored
+            # certificate is recomputed with the same count)
+            details["missing_values"] = True
     else:
         details.setdefault("sample", "held-out")
     return Certificate(float(upper), None if lower is None else float(lower), method,

@@ -23,6 +23,14 @@ training rows — from a few training examples (the compression set) and a messa
    ``d! S(2 N_num, d) / 2^N_num`` (surjections of the ``2 N_num`` slots onto the ``d``
    examples; the order inside a pair does not matter).
 
+**Missing values.** When the rows hold a missing value (NaN), every numeric feature counts
+twice among a node's ``W`` tests (:mod:`~treebound.certificates._counting`: missing read as
+``-inf`` or ``+inf``), so step 2 also says which child a missing value takes at every numeric
+node (``Tree.missing_child``): at most one bit per node. The test "value present / missing"
+(threshold ``+inf``) gets its pair like any other: ``x_a[j]`` a value and ``x_b[j]`` missing,
+read as threshold ``+inf``. The rebuilt tree then routes missing values as the deployed one
+does, on every input.
+
 **Reconstruction**: build the shape, put the tests in (the categorical maps are the message's
 subsets over the ``U + 1`` values of a feature, its declared levels in their declared order and
 "missing or anything else": the code does not depend on which levels the sample happened to
@@ -106,11 +114,12 @@ def log_surjections_bound(n_slots: int, n_targets: int) -> float:
 
 
 def log_message_prior(tree, n_levels, n_classes: int, multiway: bool, n_numeric: int,
-                      size: int) -> float:
+                      size: int, missing: bool = False) -> float:
     """``ln P(sigma, d)`` of the module docstring's message (``n_levels``: the values counted
-    per feature, :func:`~treebound.certificates._counting.counted_levels`)."""
+    per feature, :func:`~treebound.certificates._counting.counted_levels`; ``missing``: the
+    rows hold a missing value, so the message says where missing values go)."""
     log_p = log_shape_prior(tree, n_levels, multiway)
-    log_p -= float(log_test_counts(tree, n_levels).sum())
+    log_p -= float(log_test_counts(tree, n_levels, missing).sum())
     log_p -= tree.n_leaves * math.log(n_classes)
     if n_numeric > 0:
         log_p -= math.log(2 * n_numeric - 1)
@@ -199,8 +208,9 @@ def compress(deployed, wrong: np.ndarray, multiway: bool) -> Compression | str:
         # the maps with the unseen-level slot: rows of levels the tree never saw route too
         offsets, pooled = tree.category_maps_with_unseen()
         threshold_neighbours(tree.first_child, np.where(tree.feature < 0, 0, tree.feature),
-                             np.nan_to_num(tree.threshold), offsets, pooled, features, low,
-                             high)
+                             np.nan_to_num(tree.threshold, posinf=np.inf), offsets, pooled,
+                             np.where(tree.first_child >= 0, tree.missing_child, 0), features,
+                             low, high)
     values = np.column_stack([low[nodes], high[nodes]])
     t = tree.threshold[nodes]
     with np.errstate(invalid="ignore"):
@@ -210,9 +220,23 @@ def compress(deployed, wrong: np.ndarray, multiway: bool) -> Compression | str:
     sorted_columns: dict[int, np.ndarray] = {}
 
     def column(j):
+        """The present values of feature ``j``, sorted (NaN sorts last)."""
         if j not in sorted_columns:
-            sorted_columns[j] = np.sort(features[:, j])
+            values_j = np.sort(features[:, j])
+            sorted_columns[j] = values_j[: np.searchsorted(values_j, np.nan)]
         return sorted_columns[j]
+
+    if np.any(t == np.inf):
+        # the test "value present / missing": a present value and a missing one (a missing
+        # value is sought as +inf below: the rows hold no infinity, it is refused)
+        found = _presence_pairs(deployed, nodes, t, low, column)
+        if isinstance(found, str):
+            return found
+        present = t == np.inf
+        values[present, 0] = found
+        values[present, 1] = np.inf
+        good[present] = True
+        features = np.where(np.isnan(features), np.inf, features)
 
     rule = _compiled_rule(deployed.midpoint)
     missing = np.flatnonzero(~good)
@@ -272,6 +296,27 @@ def compress(deployed, wrong: np.ndarray, multiway: bool) -> Compression | str:
                 np.full(max(flat_order.shape[0], 1), -1, dtype=np.int64), pairs)
     rows = np.flatnonzero(chosen)
     log_p = log_message_prior(tree, deployed.n_levels, deployed.n_classes, multiway,
-                              int(nodes.shape[0]), int(rows.shape[0]))
+                              int(nodes.shape[0]), int(rows.shape[0]), deployed.missing)
     return Compression(rows=rows, pairs=pairs.reshape(-1, 2), nodes=nodes,
                        log_message_prior=log_p)
+
+
+def _presence_pairs(deployed, nodes, t, low, column) -> np.ndarray | str:
+    """The present value of the pair of every test "value present / missing" (threshold
+    ``+inf``): the largest among the rows reaching the node, else the largest of the feature."""
+    tree = deployed.tree
+    out = []
+    for s in np.flatnonzero(t == np.inf).tolist():
+        node, j = int(nodes[s]), int(tree.feature[nodes[s]])
+        if not deployed.missing:
+            return (f"node {node} tests whether feature {j} is present, but no row has a "
+                    "missing value to rebuild it from")
+        value = low[node]
+        if not np.isfinite(value):
+            present = column(j)
+            if present.shape[0] == 0:
+                return (f"node {node}: feature {j} has no present value to rebuild its test "
+                        "from")
+            value = present[-1]
+        out.append(float(value))
+    return np.asarray(out, dtype=np.float64)

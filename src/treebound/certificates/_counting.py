@@ -12,6 +12,15 @@ for the deployed tree on every input. A feature whose levels were not declared h
 class to count: the certificate is refused (:func:`undeclared_message`; the argument is in
 ``docs/certificates.md``).
 
+A numeric feature is counted twice when the certified rows hold a missing value (NaN,
+``missing=True``): once with the missing values read as ``-inf``, once as ``+inf``. A binary
+test on it is a threshold test on one of the two, so the side a missing value takes at every
+node (``Tree.missing_child``: at most one bit per node) and the test "value present / missing"
+(threshold ``+inf``, missing values right) are in the hypothesis class. Rows without a missing
+value count every feature once, as before: the certificate then speaks of a population whose
+inputs have no missing value (one that had them in a fraction ``p`` of its rows would show none
+among ``m`` i.i.d. rows with probability ``(1 - p)^m``).
+
 The functions take ``n_levels``: per feature, ``L`` for a categorical one, ``0`` for a numeric
 one (:func:`counted_levels`).
 
@@ -38,10 +47,11 @@ import math
 
 import numpy as np
 
+from treebound._flat._features import effective_n_features
 from treebound.theory.bounds import log_structure_prior
 
-__all__ = ["UNDECLARED", "counted_levels", "log_shape_prior", "log_test_counts",
-           "may_grow_multiway", "seen_levels", "undeclared_message"]
+__all__ = ["UNDECLARED", "counted_levels", "counted_n_features", "log_shape_prior",
+           "log_test_counts", "may_grow_multiway", "seen_levels", "undeclared_message"]
 
 #: ``n_levels`` entry of a categorical feature whose levels were not declared.
 UNDECLARED = -1
@@ -91,6 +101,14 @@ def undeclared_message(n_levels, feature_names=None) -> str | None:
             f"categorical_levels={{'{first}': N}}; on the command line --levels {first}=N)")
 
 
+def counted_n_features(n_levels, missing: bool = False) -> int:
+    """``ell`` of Theorem 9 for the counted feature space: categorical features with their
+    ``n_levels`` values, numeric ones counted twice with ``missing`` (module docstring)."""
+    n_levels = np.asarray(n_levels, dtype=np.int64)
+    extra = int(np.count_nonzero(n_levels == 0)) if missing else 0
+    return effective_n_features(n_levels) + extra
+
+
 def may_grow_multiway(model, n_levels) -> bool:
     """Whether the model's family (its settings, not its data) can grow a node with more than
     two children: treebound with ``categorical_split="multiway"`` and a categorical feature of
@@ -100,15 +118,16 @@ def may_grow_multiway(model, n_levels) -> bool:
     return bool(np.any(np.abs(np.asarray(n_levels)) >= 3))
 
 
-def log_test_counts(tree, n_levels) -> np.ndarray:
-    """``ln W`` of every node (``0`` at leaves); see the module docstring.
+def log_test_counts(tree, n_levels, missing: bool = False) -> np.ndarray:
+    """``ln W`` of every node (``0`` at leaves); see the module docstring (``missing``: the
+    rows hold a missing value, every numeric feature counts twice).
 
     Raises ``ValueError`` when a node's test is none of the counted kinds (a category map that
     is trivial, or a multiway map not of the ID3 form: a tampered or foreign model), or when a
     categorical feature has no declared levels.
     """
     n_levels = _check_levels(n_levels)
-    log_binary = _log_binary_count(n_levels)
+    log_binary = _log_binary_count(n_levels, missing)
     out = np.zeros(tree.n_nodes)
     multiway_cache: dict[int, float] = {}
     for i in np.flatnonzero(tree.first_child >= 0).tolist():
@@ -135,11 +154,12 @@ def _check_levels(n_levels) -> np.ndarray:
     return n_levels
 
 
-def _log_binary_count(n_levels: np.ndarray) -> float:
+def _log_binary_count(n_levels: np.ndarray, missing: bool = False) -> float:
     """``ln(2 n_numeric + sum over categorical features of (2^L - 2))``, in log space
-    (a feature with thousands of levels, an identifier column, must not overflow)."""
+    (a feature with thousands of levels, an identifier column, must not overflow); the numeric
+    features count twice with ``missing``."""
     categorical = n_levels[n_levels > 0]
-    n_numeric = int(np.count_nonzero(n_levels == 0))
+    n_numeric = int(np.count_nonzero(n_levels == 0)) * (2 if missing else 1)
     if categorical.size == 0 or int(categorical.max()) <= _EXACT_LEVELS:
         total = 2 * n_numeric + sum(2 ** int(L) - 2 for L in categorical.tolist())
         if total == 0:

@@ -24,8 +24,8 @@ from treebound._flat._sklearn_view import as_flat
 from treebound._flat._storage import Tree
 from treebound.certificates._counting import UNDECLARED, counted_levels
 
-__all__ = ["DeployedTree", "from_sklearn", "from_treebound", "is_dyadic", "sklearn_midpoint",
-           "treebound_deployed", "treebound_midpoint"]
+__all__ = ["DeployedTree", "from_sklearn", "from_treebound", "has_missing", "is_dyadic",
+           "sklearn_midpoint", "treebound_deployed", "treebound_midpoint"]
 
 
 def treebound_midpoint(low: np.ndarray, high: np.ndarray) -> np.ndarray:
@@ -80,6 +80,11 @@ class DeployedTree:
         (:func:`~treebound.certificates._counting.counted_levels`): ``U + 1`` for a categorical
         feature with ``U`` declared levels, ``-1`` for one without declared levels, ``0`` for
         a numeric one. Default: numeric features as ``0``, categorical ones undeclared.
+    missing : bool, default=False
+        Whether the rows hold a missing value (NaN) in a numeric feature: the hypothesis class
+        then holds every routing of missing values
+        (:mod:`~treebound.certificates._counting`), and the compression scheme rebuilds the
+        tree's (``Tree.missing_child``).
 
     Examples
     --------
@@ -102,6 +107,7 @@ class DeployedTree:
     n_fit_rows: int | None
     model: object = None
     n_levels: np.ndarray | None = None
+    missing: bool = False
 
     def __post_init__(self):
         if self.n_levels is None:
@@ -177,16 +183,22 @@ def from_treebound(model, X) -> DeployedTree:
 def treebound_deployed(model, features, n_fit_rows: int) -> DeployedTree:
     """A fitted treebound classifier (greedy or dyadic) and its encoded rows ``features``."""
     tree = as_flat(model.tree_)
-    if np.isnan(features).any():
-        raise ValueError("certify cannot yet bound a tree on rows with missing values (its "
-                         "missing-value routing is not counted yet)")
     family = "dyadic" if is_dyadic(model) else "treebound"
     return DeployedTree(tree=tree, features=features, classes=np.asarray(model.classes_),
                         leaf_class=tree.majority_class, n_categories=tree.n_categories.copy(),
                         midpoint=None if family == "dyadic" else treebound_midpoint,
                         family=family, n_fit_rows=n_fit_rows, model=model,
                         n_levels=counted_levels(tree.n_categories,
-                                                model.encoder_.declared_levels))
+                                                model.encoder_.declared_levels),
+                        missing=has_missing(features))
+
+
+def has_missing(features) -> bool:
+    """Whether a feature matrix holds a missing value (NaN); ``False`` for ``None`` (a tree
+    read without its rows)."""
+    if features is None:
+        return False
+    return bool(np.isnan(np.asarray(features, dtype=np.float64)).any())
 
 
 def from_sklearn(model, X) -> DeployedTree:
@@ -197,7 +209,9 @@ def from_sklearn(model, X) -> DeployedTree:
     model : sklearn.tree.DecisionTreeClassifier or ExtraTreeClassifier
         Fitted, single-output.
     X : array-like of shape (n_rows, n_features)
-        The rows (read as float32, as scikit-learn's trees do).
+        The rows (read as float32, as scikit-learn's trees do); NaN is a missing value when the
+        model routes missing values (scikit-learn 1.3 and later: ``tree_.missing_go_to_left``),
+        as its ``predict`` does.
 
     Returns
     -------
@@ -216,14 +230,28 @@ def from_sklearn(model, X) -> DeployedTree:
     if getattr(model, "n_outputs_", 1) != 1:
         raise ValueError(f"certify needs a single-output classifier; this "
                          f"{type(model).__name__} has {model.n_outputs_} outputs")
-    X32 = validate_data(model, X, reset=False, dtype=np.float32, ensure_all_finite=True)
+    X32 = validate_data(model, X, reset=False, dtype=np.float32,
+                        ensure_all_finite="allow-nan" if _routes_missing(model) else True)
     tree = _tree_from_sklearn(model.tree_)
     features = np.asarray(X32, dtype=np.float64)
     return DeployedTree(tree=tree, features=features, classes=np.asarray(model.classes_),
                         leaf_class=tree.majority_class,
                         n_categories=np.zeros(model.n_features_in_, dtype=np.int64),
                         midpoint=sklearn_midpoint, family="scikit-learn",
-                        n_fit_rows=int(model.tree_.n_node_samples[0]), model=model)
+                        n_fit_rows=int(model.tree_.n_node_samples[0]), model=model,
+                        missing=has_missing(features))
+
+
+def _routes_missing(model) -> bool:
+    """Whether a scikit-learn tree's ``predict`` accepts NaN (it stores
+    ``missing_go_to_left`` and supports missing values with its settings)."""
+    if not hasattr(model.tree_, "missing_go_to_left"):
+        return False
+    supports = getattr(model, "_support_missing_values", None)
+    if supports is None:
+        return False
+    probe = np.zeros((1, model.n_features_in_), dtype=np.float32)
+    return bool(supports(probe))
 
 
 def _tree_from_sklearn(sk_tree) -> Tree:
@@ -246,6 +274,11 @@ def _tree_from_sklearn(sk_tree) -> Tree:
     internal = left[keep] >= 0
     first_child = np.where(internal, new_id[np.where(internal, left[keep], 0)], -1)
     value = np.asarray(sk_tree.value)[keep, 0, :].astype(np.float64)
+    go_left = getattr(sk_tree, "missing_go_to_left", None)
+    if go_left is None:  # before scikit-learn 1.3 a missing value was refused
+        missing_child = None
+    else:
+        missing_child = np.where(internal, np.where(np.asarray(go_left)[keep] != 0, 0, 1), -1)
     return Tree(
         first_child=first_child.astype(np.int64),
         n_children=np.where(internal, 2, 0).astype(np.int64),
@@ -259,4 +292,5 @@ def _tree_from_sklearn(sk_tree) -> Tree:
         weighted_n_node_samples=np.asarray(sk_tree.weighted_n_node_samples,
                                            dtype=np.float64)[keep],
         n_categories=np.zeros(sk_tree.n_features, dtype=np.int64),
+        missing_child=None if missing_child is None else missing_child.astype(np.int64),
     )

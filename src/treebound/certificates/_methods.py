@@ -26,13 +26,13 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from treebound._flat._features import effective_n_features
 from treebound.certificates._compression import (
     compress,
     log_message_prior,
     log_surjections_bound,
 )
 from treebound.certificates._counting import (
+    counted_n_features,
     log_shape_prior,
     log_test_counts,
     may_grow_multiway,
@@ -106,7 +106,7 @@ def log_growth_bound(deployed, n_points: int, multiway: bool,
     tree = deployed.tree
     n = deployed.n_classes
     L = tree.n_leaves
-    log_test_choices = float(log_test_counts(tree, deployed.n_levels).sum())
+    log_test_choices = float(log_test_counts(tree, deployed.n_levels, deployed.missing).sum())
     closed = log_leaf_assignment_growth_bound(n_points, n_leaves=L, n_classes=n,
                                               log_test_choices=log_test_choices)
     if multiway or L == 1 or not tree.is_binary:
@@ -116,7 +116,8 @@ def log_growth_bound(deployed, n_points: int, multiway: bool,
     if tree.n_nodes * (min(n, L) + 1) * n_points > table_budget:
         return closed, "leaf_assignments"
     # categorical features with their declared levels and "anything else" (see _counting)
-    n_features = effective_n_features(deployed.n_levels)
+    # numeric ones twice when the rows hold missing values
+    n_features = counted_n_features(deployed.n_levels, deployed.missing)
     shapes = subtree_structures(tree)
     root = shapes[0].canonical()
     below = {s.canonical() for s in shapes if not s.is_leaf} - {root}
@@ -210,7 +211,7 @@ def compression_from_counts(deployed, m: int, size: int, k_out: int, multiway: b
     tree = deployed.tree
     n_numeric = int(np.count_nonzero((tree.first_child >= 0) & (tree.category_offset < 0)))
     log_p = log_message_prior(tree, deployed.n_levels, deployed.n_classes, multiway, n_numeric,
-                              size)
+                              size, deployed.missing)
     value = sample_compression_bound(m, n_errors_outside=k_out, compression_size=size,
                                      log_message_prior=log_p, delta=delta)
     return BoundValue(value, None, {"compression": value, "compression_size": size,

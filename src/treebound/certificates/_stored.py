@@ -25,6 +25,7 @@ reason.
 from __future__ import annotations
 
 import warnings
+from dataclasses import replace
 
 import numpy as np
 
@@ -102,6 +103,9 @@ def stored_certificate(raw: dict, model, format_version: int) -> Certificate | N
     m, k = claimed.n_examples, claimed.n_errors
     _check_rows(m, model)
     deployed = treebound_deployed(model, None, n_fit_rows=m)
+    if claimed.details.get("missing_values", False) is True:
+        # rows with missing values: their routing is counted (certificates._counting)
+        deployed = replace(deployed, missing=True)
     refused = undeclared_message(deployed.n_levels, getattr(model, "feature_names_in_", None))
     if "unavailable" in claimed.details or refused is not None:
         if refused is not None and "unavailable" not in claimed.details:

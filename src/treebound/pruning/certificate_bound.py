@@ -31,7 +31,7 @@ import numpy as np
 from treebound._flat._sklearn_view import as_flat
 from treebound.certificates._compression import compress, log_surjections_bound
 from treebound.certificates._counting import log_test_counts, seen_levels
-from treebound.certificates._deployed import DeployedTree, treebound_midpoint
+from treebound.certificates._deployed import DeployedTree, has_missing, treebound_midpoint
 from treebound.pruning._core import finish
 from treebound.theory.bounds import log_structure_prior
 from treebound.theory.tail_inversion import (
@@ -130,7 +130,9 @@ def prune_by_certificate(tree, X, y, *, objective: str | None = None, delta: flo
     # the levels seen in training and "unseen": an objective to rank subtrees (the certificate
     # of the kept tree counts the declared levels)
     n_levels = seen_levels(tree.n_categories)
-    node_log_w = log_test_counts(tree, n_levels)
+    # rows with a missing value: their routing is counted, as the certificate counts it
+    missing = has_missing(X)
+    node_log_w = log_test_counts(tree, n_levels, missing)
     first_child = tree.first_child
     parent = tree.parent
     # working tree: current leaves / internal nodes, subtree leaf counts and errors
@@ -151,7 +153,8 @@ def prune_by_certificate(tree, X, y, *, objective: str | None = None, delta: flo
         deployed = DeployedTree(tree=tree, features=np.asarray(X, dtype=np.float64),
                                 classes=np.arange(n_classes), leaf_class=tree.majority_class,
                                 n_categories=tree.n_categories, midpoint=treebound_midpoint,
-                                family="treebound", n_fit_rows=m, n_levels=n_levels)
+                                family="treebound", n_fit_rows=m, n_levels=n_levels,
+                                missing=missing)
         evaluate = _CompressionObjective(deployed, rows, delta)
 
     def value(collapse=None):

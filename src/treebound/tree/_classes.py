@@ -285,9 +285,7 @@ default=None
         # rows, whatever their weights (class_weight changes the tree, not the evidence).
         positive = weights > 0
         rows = slice(None) if positive.all() else positive  # no copy in the usual case
-        # no certificate yet for rows with missing values (their routing is not counted yet)
-        self.certificate_ = None if np.isnan(X_enc).any() else fit_certificate(
-            self, X_enc[rows], y_enc[rows])
+        self.certificate_ = fit_certificate(self, X_enc[rows], y_enc[rows])
         return self
 
 
