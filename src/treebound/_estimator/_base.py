@@ -49,10 +49,10 @@ class BaseTreeEstimator(BaseEstimator):
         check_is_fitted(self, "tree_")
         check_two_dimensional(X)
         validate_data(self, X, reset=False, skip_check_array=True)
-        return self.refuse_missing(
+        return self._refuse_missing(
             self.encoder_.transform(X, getattr(self, "handle_unknown", "error")))
 
-    def refuse_missing(self, X_enc: np.ndarray) -> np.ndarray:
+    def _refuse_missing(self, X_enc: np.ndarray) -> np.ndarray:
         """``X_enc``, or a one-line ``ValueError`` when it holds NaN and this estimator does not
         route missing values."""
         if not self._accepts_missing and np.isnan(X_enc).any():

@@ -169,7 +169,7 @@ class DyadicTreeClassifier(TreeClassifierMixin, ClassifierMixin, BaseTreeEstimat
             )
         encoder, X_enc = FeatureEncoder.fit(X, categorical)
         self.encoder_ = encoder
-        return self.refuse_missing(X_enc)
+        return self._refuse_missing(X_enc)
 
     def fit(self, X, y):
         """Fit the optimal dyadic tree of Eq. (1) (Scott & Nowak 2006) on ``X`` and labels ``y``.

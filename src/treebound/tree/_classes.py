@@ -249,8 +249,8 @@ default=None
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features)
-            Numeric and categorical columns (see ``categorical_features``); no NaN in numeric
-            columns.
+            Numeric and categorical columns (see ``categorical_features``); NaN in a numeric
+            column is a missing value (routed by every test).
         y : array-like of shape (n_samples,)
             Class labels (at least two classes).
         sample_weight : array-like of shape (n_samples,), optional
@@ -454,8 +454,8 @@ default="depth_first"
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features)
-            Numeric and categorical columns (see ``categorical_features``); no NaN in numeric
-            columns.
+            Numeric and categorical columns (see ``categorical_features``); NaN in a numeric
+            column is a missing value (routed by every test).
         y : array-like of shape (n_samples,)
             Finite real targets.
         sample_weight : array-like of shape (n_samples,), optional
