@@ -51,7 +51,7 @@ def _rebuilt_tree(deployed, compression):
     return rebuilt
 
 
-@pytest.mark.parametrize("kind", ["exact", "hist", "sklearn", "presence"])
+@pytest.mark.parametrize("kind", ["best", "hist", "sklearn", "presence"])
 def test_compression_rebuilds_the_routing_of_missing_values_on_every_input(kind, holes):
     X, y = holes
     if kind == "presence":
@@ -106,7 +106,7 @@ def test_rows_with_missing_values_count_every_routing(holes):
         np.nan_to_num(X), y), np.nan_to_num(X)).missing
 
 
-@pytest.mark.parametrize("splitter", ["exact", "hist"])
+@pytest.mark.parametrize("splitter", ["best", "hist"])
 def test_fit_certificate_with_missing_values_is_certify(splitter, holes):
     X, y = holes
     model = DecisionTreeClassifier(max_leaf_nodes=10, growth="top_down",

@@ -50,7 +50,7 @@ def _check_splits(model, X, y, w, criterion, n_classes, min_samples_leaf=1, rel=
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(problem=problem_with_holes(), criterion=st.sampled_from(CRITERIA),
-       splitter=st.sampled_from(["exact", "hist"]), min_samples_leaf=st.integers(1, 3))
+       splitter=st.sampled_from(["best", "hist"]), min_samples_leaf=st.integers(1, 3))
 def test_every_split_is_the_best_with_missing_rows_on_either_side(problem, criterion, splitter,
                                                                   min_samples_leaf):
     X, y = problem
@@ -74,7 +74,7 @@ def test_sorted_scans_and_weights_with_missing_rows(problem, criterion, weighted
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(problem=problem_with_holes(continuous=True), splitter=st.sampled_from(["exact", "hist"]))
+@given(problem=problem_with_holes(continuous=True), splitter=st.sampled_from(["best", "hist"]))
 def test_regression_splits_with_missing_rows(problem, splitter):
     X, y = problem
     y = y.astype(float) * 1.5 + np.nan_to_num(X[:, 0])
@@ -86,7 +86,7 @@ def test_regression_splits_with_missing_rows(problem, splitter):
 
 
 @pytest.mark.parametrize("growth", ["top_down", "best_first", "purest_children"])
-@pytest.mark.parametrize("splitter", ["exact", "hist"])
+@pytest.mark.parametrize("splitter", ["best", "hist"])
 def test_every_growth_order_and_a_large_node(growth, splitter):
     """Many rows and distinct values: presorted rows (exact), histogram blocks and their
     subtraction (hist), under a leaf budget."""
@@ -97,7 +97,7 @@ def test_every_growth_order_and_a_large_node(growth, splitter):
     X[y == 1, 3] = np.nan  # a feature whose missingness predicts the class
     model = DecisionTreeClassifier(growth=growth, splitter=splitter, max_leaf_nodes=12,
                                    max_bins=16).fit(X, y)
-    if splitter == "exact":
+    if splitter == "best":
         _check_splits(model, X, y, np.ones(len(y)), "gini", 2, full=False)
     assert model.tree_.feature[0] == 3
     assert model.tree_.threshold[0] == np.inf  # value present / missing
