@@ -354,3 +354,72 @@ def test_sparse_y_and_zero_dimensional_weights_are_type_errors():
     with pytest.raises(ValueError, match="'min_samples_split' parameter of DecisionTreeRegressor "
                                          r"must be an int in the range \[2, inf\)"):
         DecisionTreeRegressor(min_samples_split=1).fit(X, y)
+
+
+# ------------------------------------------------------------------------- signatures
+@pytest.mark.parametrize("ours, theirs", [(DecisionTreeClassifier, SkClassifier),
+                                          (DecisionTreeRegressor, SkRegressor)])
+def test_every_public_method_of_scikit_learns_tree_takes_its_arguments(ours, theirs):
+    import inspect
+
+    for name in dir(theirs):
+        method = getattr(theirs, name)
+        if name.startswith("_") or not callable(method) or isinstance(method, type):
+            continue
+        assert hasattr(ours, name), name
+        expected = set(inspect.signature(method).parameters)
+        assert expected <= set(inspect.signature(getattr(ours, name)).parameters), name
+
+
+def test_check_input_is_accepted_and_changes_nothing():
+    X, y = _iris()
+    model = DecisionTreeClassifier(max_depth=3).fit(X, y, check_input=False)
+    np.testing.assert_array_equal(model.predict(X, check_input=False), model.predict(X))
+    np.testing.assert_array_equal(model.apply(X, check_input=False), model.apply(X))
+    np.testing.assert_array_equal(model.predict_proba(X, check_input=False),
+                                  model.predict_proba(X))
+    assert (model.decision_path(X, check_input=False) != model.decision_path(X)).nnz == 0
+    reg = DecisionTreeRegressor(max_depth=2).fit(X, X[:, 0], check_input=False)
+    np.testing.assert_array_equal(reg.predict(X, check_input=False), reg.predict(X))
+
+
+def test_class_weight_that_does_not_fit_the_outputs_is_scikit_learns_error():
+    X, y = _iris()
+    two = np.column_stack([y, 2 * y])
+    for model in (DecisionTreeClassifier(class_weight=[{0: 1.0}]),
+                  SkClassifier(class_weight=[{0: 1.0}])):
+        with pytest.raises(ValueError, match="number of elements in class_weight should match "
+                                             "number of outputs"):
+            model.fit(X, two)
+    for model in (DecisionTreeClassifier(class_weight={0: 2.0}),
+                  SkClassifier(class_weight={0: 2.0})):
+        with pytest.raises(ValueError, match="class_weight should be a list of dicts"):
+            model.fit(X, two)
+
+
+def test_methods_answer_as_scikit_learns_on_the_same_tree():
+    """apply, decision_path, predict_proba, predict_log_proba, get_depth, get_n_leaves on a tree
+    both libraries grow alike: the same answers, node ids mapped through the preorder."""
+    X, y = load_wine(return_X_y=True)
+    ours = DecisionTreeClassifier(max_depth=3).fit(X, y)
+    theirs = SkClassifier(max_depth=3, random_state=0).fit(X, y)
+    a, b = _preorder(ours.tree_), _preorder(theirs.tree_)
+    to_ours = np.empty_like(a)
+    to_ours[b] = a  # scikit-learn's node id -> treebound's
+    np.testing.assert_array_equal(ours.apply(X), to_ours[theirs.apply(X)])
+    path = ours.decision_path(X).toarray()
+    np.testing.assert_array_equal(path[:, a], theirs.decision_path(X).toarray()[:, b])
+    np.testing.assert_allclose(ours.predict_proba(X), theirs.predict_proba(X))
+    with np.errstate(divide="ignore"):  # scikit-learn's log of a zero probability
+        np.testing.assert_allclose(ours.predict_log_proba(X), theirs.predict_log_proba(X))
+    assert ours.get_depth() == theirs.get_depth() and ours.get_n_leaves() == theirs.get_n_leaves()
+
+
+def test_feature_importances_select_features_as_scikit_learns():
+    from sklearn.feature_selection import SelectFromModel
+
+    X, y = load_wine(return_X_y=True)
+    ours = SelectFromModel(DecisionTreeClassifier(max_depth=3)).fit(X, y)
+    theirs = SelectFromModel(SkClassifier(max_depth=3, random_state=0)).fit(X, y)
+    np.testing.assert_array_equal(ours.get_support(), theirs.get_support())
+    assert ours.transform(X).shape[1] == ours.get_support().sum() > 0

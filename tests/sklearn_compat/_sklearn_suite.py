@@ -270,9 +270,6 @@ EXPECTED_FAILURES: list[Expected] = [
         "test_1d_tree_nodes_values", "test_nd_tree_nodes_values", "test_multiclass_raises",
         "test_multiple_output_raises", "test_bad_monotonic_cst_raises",
         "test_1d_opposite_monotonicity_cst_data")),
-    # ---- api: parameters, fitted attributes, tree_, bad input
-    Expected("test_tree::test_class_weight_errors", "api",
-             "multi-output y in the estimators (class_weight's check of the outputs)"),
 ]
 
 

@@ -89,13 +89,16 @@ class BaseTreeEstimator(BaseEstimator):
         """
         return self._encode(X)
 
-    def apply(self, X) -> np.ndarray:
+    def apply(self, X, check_input: bool = True) -> np.ndarray:
         """Node id of the leaf each row ends in.
 
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features_in_)
             Rows with the features the model was fitted on.
+        check_input : bool, default=True
+            scikit-learn's switch to skip the checks of ``X``; accepted for its signature,
+            while treebound always checks and encodes the rows.
 
         Returns
         -------
@@ -114,13 +117,16 @@ class BaseTreeEstimator(BaseEstimator):
         X_enc = self._encode(X)
         return self.tree_.apply(X_enc)
 
-    def decision_path(self, X):
+    def decision_path(self, X, check_input: bool = True):
         """The nodes each row visits, from the root to its leaf.
 
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features_in_)
             Rows with the features the model was fitted on.
+        check_input : bool, default=True
+            scikit-learn's switch to skip the checks of ``X``; accepted for its signature,
+            while treebound always checks and encodes the rows.
 
         Returns
         -------
@@ -288,13 +294,16 @@ class TreeClassifierMixin:
                                           min_classes=self._min_classes)
         return y_enc
 
-    def predict_proba(self, X) -> np.ndarray:
+    def predict_proba(self, X, check_input: bool = True) -> np.ndarray:
         """Class frequencies (weighted) of the leaf each row reaches.
 
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features_in_)
             Rows with the features the model was fitted on.
+        check_input : bool, default=True
+            scikit-learn's switch to skip the checks of ``X``; accepted for its signature,
+            while treebound always checks and encodes the rows.
 
         Returns
         -------
@@ -341,13 +350,16 @@ class TreeClassifierMixin:
         with np.errstate(divide="ignore"):
             return np.log(self.predict_proba(X))
 
-    def predict(self, X) -> np.ndarray:
+    def predict(self, X, check_input: bool = True) -> np.ndarray:
         """Majority class of the leaf each row reaches (ties go to the smallest class index).
 
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features_in_)
             Rows with the features the model was fitted on.
+        check_input : bool, default=True
+            scikit-learn's switch to skip the checks of ``X``; accepted for its signature,
+            while treebound always checks and encodes the rows.
 
         Returns
         -------

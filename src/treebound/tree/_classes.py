@@ -29,7 +29,11 @@ from treebound.tree._greedy import (
     growth_settings,
     set_pruning_state,
 )
-from treebound.tree._sklearn_api import check_target_not_sparse, class_weight_factors
+from treebound.tree._sklearn_api import (
+    check_class_weight_outputs,
+    check_target_not_sparse,
+    class_weight_factors,
+)
 
 __all__ = ["DecisionTreeClassifier", "DecisionTreeRegressor", "GreedyTree", "auto_leaf_budget",
            "growth_settings", "set_pruning_state"]
@@ -242,7 +246,7 @@ default=None
         self.ccp_alpha = ccp_alpha
         self.class_weight = class_weight
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, check_input: bool = True):
         """Grow the tree on ``X`` and class labels ``y`` (then prune it, when ``pruning`` is
         set, and certify it).
 
@@ -255,6 +259,9 @@ default=None
             Class labels (at least two classes).
         sample_weight : array-like of shape (n_samples,), optional
             Non-negative row weights; a row of weight 0 is removed.
+        check_input : bool, default=True
+            scikit-learn's switch to skip the checks of ``X``; accepted for its signature,
+            while treebound always checks and encodes the rows.
 
         Returns
         -------
@@ -272,6 +279,7 @@ default=None
         self._validate_stored_params()
         check_target_not_sparse(y)
         X_enc = self._encode_fit(X)
+        check_class_weight_outputs(self.class_weight, y)
         y_enc = self._encode_target(y, X_enc.shape[0])
         self.n_outputs_ = 1
         self.n_classes_ = int(self.classes_.shape[0])
@@ -448,7 +456,7 @@ default="depth_first"
         self.categorical_levels = categorical_levels
         self.ccp_alpha = ccp_alpha
 
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, check_input: bool = True):
         """Grow the tree on ``X`` and real targets ``y`` (then prune it, when ``pruning`` is set).
 
         Parameters
@@ -460,6 +468,9 @@ default="depth_first"
             Finite real targets.
         sample_weight : array-like of shape (n_samples,), optional
             Non-negative row weights; a row of weight 0 is removed.
+        check_input : bool, default=True
+            scikit-learn's switch to skip the checks of ``X``; accepted for its signature,
+            while treebound always checks and encodes the rows.
 
         Returns
         -------
@@ -492,13 +503,16 @@ default="depth_first"
         self.n_outputs_ = 1
         return self._fit_encoded(X_enc, y, weights, None)
 
-    def predict(self, X) -> np.ndarray:
+    def predict(self, X, check_input: bool = True) -> np.ndarray:
         """Mean target of the leaf each row reaches (weighted by ``sample_weight`` at fit).
 
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features_in_)
             Rows with the features the model was fitted on.
+        check_input : bool, default=True
+            scikit-learn's switch to skip the checks of ``X``; accepted for its signature,
+            while treebound always checks and encodes the rows.
 
         Returns
         -------

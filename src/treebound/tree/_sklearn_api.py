@@ -62,6 +62,17 @@ def class_weight_factors(class_weight, y) -> np.ndarray | None:
     return np.asarray(compute_sample_weight(class_weight, y), dtype=np.float64)
 
 
+def check_class_weight_outputs(class_weight, y) -> None:
+    """scikit-learn's ``ValueError`` for a ``class_weight`` that does not fit a 2-D ``y`` (a list
+    of another length than the outputs, a dict for several outputs), raised before the targets
+    are read, as scikit-learn raises it."""
+    if class_weight is None or y is None:
+        return
+    shape = np.shape(y.to_numpy() if hasattr(y, "to_numpy") else y)
+    if len(shape) == 2 and shape[1] > 1:
+        compute_sample_weight(class_weight, np.asarray(y))
+
+
 class SklearnTreeMixin:
     """``tree_`` (scikit-learn's layout over the flat tree), ``feature_importances_`` and
     ``cost_complexity_pruning_path`` for the greedy estimators."""
