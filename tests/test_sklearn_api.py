@@ -423,3 +423,48 @@ def test_feature_importances_select_features_as_scikit_learns():
     theirs = SelectFromModel(SkClassifier(max_depth=3, random_state=0)).fit(X, y)
     np.testing.assert_array_equal(ours.get_support(), theirs.get_support())
     assert ours.transform(X).shape[1] == ours.get_support().sum() > 0
+
+
+# wrong types (TypeError) and wrong values (ValueError): scikit-learn refuses every one of them
+# (its InvalidParameterError is both); max_depth=0 is treebound's one-leaf tree, documented
+BAD_TYPES = {"criterion": [1, None], "splitter": [1], "max_depth": ["3", True],
+             "min_samples_split": ["2", True], "min_samples_leaf": ["1"],
+             "min_impurity_decrease": ["0"], "ccp_alpha": ["0"], "random_state": ["x"]}
+BAD_VALUES = {"criterion": ["foo"], "splitter": ["foo"], "max_depth": [-1, 1.5],
+              "min_samples_split": [0, 1, 1.5, 0.0, -0.5], "min_samples_leaf": [0, 0.0, 1.5, -1],
+              "max_features": ["auto", 0, 0.0, 1.5, -1, "foo"], "max_leaf_nodes": [0, 1, 1.5],
+              "min_impurity_decrease": [-1.0], "ccp_alpha": [-1.0], "random_state": [-1, 1.5]}
+
+
+def _bad(table):
+    return [(cls, name, value) for cls in ("DecisionTreeClassifier", "DecisionTreeRegressor")
+            for name, values in table.items() for value in values]
+
+
+@pytest.mark.parametrize("cls, name, value", _bad(BAD_TYPES) + [
+    ("DecisionTreeClassifier", "class_weight", 1)])
+def test_a_wrong_type_is_a_type_error_refused_by_both(cls, name, value):
+    import sklearn.tree
+
+    import treebound
+
+    X, y = _iris()
+    with pytest.raises(TypeError, match=name):
+        getattr(treebound, cls)(**{name: value}).fit(X, y)
+    if value is not True:  # scikit-learn takes True for the integer 1
+        with pytest.raises(TypeError):
+            getattr(sklearn.tree, cls)(**{name: value}).fit(X, y)
+
+
+@pytest.mark.parametrize("cls, name, value", _bad(BAD_VALUES) + [
+    ("DecisionTreeClassifier", "class_weight", "foo")])
+def test_a_wrong_value_is_a_value_error_refused_by_both(cls, name, value):
+    import sklearn.tree
+
+    import treebound
+
+    X, y = _iris()
+    with pytest.raises(ValueError, match=name):
+        getattr(treebound, cls)(**{name: value}).fit(X, y)
+    with pytest.raises(ValueError):
+        getattr(sklearn.tree, cls)(**{name: value}).fit(X, y)
