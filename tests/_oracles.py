@@ -23,7 +23,10 @@ def impurity_mass(stats: np.ndarray, criterion: str) -> float:
     p = stats / n
     if criterion == "gini":
         phi = 1.0 - np.sum(p**2)
-    elif criterion == "entropy":
+    elif criterion in ("entropy", "log_loss"):
+        nz = p[p > 0]
+        phi = -np.sum(nz * np.log2(nz))
+    elif criterion == "scaled_entropy":
         nz = p[p > 0]
         phi = -0.5 * np.sum(nz * np.log2(nz))
     elif criterion == "sqrt":

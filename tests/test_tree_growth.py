@@ -180,7 +180,8 @@ def test_regression_tree_predicts_leaf_means():
         assert model.score(X, y) > 0.8
 
 
-@pytest.mark.parametrize("criterion", ["gini", "entropy", "sqrt", "misclassification"])
+@pytest.mark.parametrize("criterion", ["gini", "entropy", "log_loss", "scaled_entropy", "sqrt",
+                                       "misclassification"])
 def test_node_impurities_follow_spec_definitions(criterion):
     rng = np.random.default_rng(6)
     X = rng.normal(size=(150, 3))
@@ -190,9 +191,11 @@ def test_node_impurities_follow_spec_definitions(criterion):
         counts = tree.value[node]
         expected = impurity_mass(counts, criterion) / counts.sum()
         assert tree.impurity[node] == pytest.approx(expected)
-    # binary forms quoted in SPEC: 2p(1-p), H(p)/2, sqrt(p(1-p)), min(p, 1-p)
+    # binary forms quoted in SPEC: 2p(1-p), H(p)/2 (scaled entropy; scikit-learn's "entropy" and
+    # "log_loss" are H(p)), sqrt(p(1-p)), min(p, 1-p)
     p = 0.3
-    binary = {"gini": 2 * p * (1 - p),
-              "entropy": 0.5 * -(p * np.log2(p) + (1 - p) * np.log2(1 - p)),
+    entropy = -(p * np.log2(p) + (1 - p) * np.log2(1 - p))
+    binary = {"gini": 2 * p * (1 - p), "entropy": entropy, "log_loss": entropy,
+              "scaled_entropy": entropy / 2,
               "sqrt": np.sqrt(p * (1 - p)), "misclassification": min(p, 1 - p)}
     assert impurity_mass([7, 3], criterion) / 10 == pytest.approx(binary[criterion])

@@ -180,27 +180,18 @@ def _missing(params: dict) -> bool:
     return params.get("with_missing") is True
 
 
-def _sparse_or_missing(params: dict) -> bool:
-    return _sparse(params) or _missing(params)
-
-
-def _dense(params: dict) -> bool:
-    return not _sparse_or_missing(params)
-
-
 def _criterion(*names: str):
     return lambda params: params.get("criterion") in names
 
 
-def _splitter_random(params: dict) -> bool:
-    return params.get("splitter") == "random" and not _sparse(params)
+def _sparse_splitter_or_missing(params: dict) -> bool:
+    """test_monotonic_tree's instances given sparse X or NaN (each one has a csc_container
+    parameter, used only when sparse_splitter is set)."""
+    return params.get("sparse_splitter") is True or _missing(params)
 
 
 def _multilabel(params: dict) -> bool:
     return params.get("dataset") == "multilabel"
-
-
-KERN_REG = ("absolute_error", "friedman_mse", "poisson")
 
 
 @dataclass(frozen=True)
@@ -231,45 +222,20 @@ EXPECTED_FAILURES: list[Expected] = [
     Expected("test_tree::test_apply_path_readonly_all_trees", "nan", "scipy.sparse X", _sparse),
     Expected("test_tree::test_empty_leaf_infinite_threshold", "nan", "scipy.sparse X", _sparse),
     *(Expected(f"test_monotonic_tree::{t}", "nan", "NaN or scipy.sparse X with monotonic_cst",
-               _sparse_or_missing) for t in (
+               _sparse_splitter_or_missing) for t in (
         "test_monotonic_constraints_classifications", "test_monotonic_constraints_regressions",
         "test_1d_tree_nodes_values", "test_nd_tree_nodes_values")),
     # ---- kern: criteria, random splits, monotonic constraints, multi-output growth
-    *(Expected(f"test_tree::{t}", "kern", "criteria absolute_error, friedman_mse, poisson "
-               "(with NaN in X)", _criterion(*KERN_REG)) for t in (
-        "test_missing_values_best_splitter_on_equal_nodes_no_missing",
-        "test_regression_tree_missing_values_toy")),
-    Expected("test_tree::test_missing_values_poisson", "kern",
-             "criterion poisson (with NaN in X)"),
-    *(Expected(f"test_tree::{t}", "kern", "criteria absolute_error, friedman_mse, poisson",
-               _criterion(*KERN_REG)) for t in (
-        "test_regression_toy", "test_diabetes_overfit", "test_diabetes_underfit",
-        "test_min_impurity_decrease", "test_balance_property")),
-    *(Expected(f"test_tree::{t}", "kern", "criteria absolute_error, friedman_mse, poisson")
-      for t in ("test_mae", "test_poisson_zero_nodes", "test_poisson_vs_mse",
-                "test_absolute_error_accurately_predicts_weighted_median",
-                "test_friedman_mse_deprecation", "test_error")),
-    Expected("test_tree::test_apply_path_readonly_all_trees", "kern", 'splitter="random"',
-             _splitter_random),
+    Expected("test_tree::test_regression_tree_missing_values_toy", "kern",
+             "criteria absolute_error, poisson with NaN in X",
+             _criterion("absolute_error", "poisson")),
+    Expected("test_tree::test_missing_values_poisson", "kern", "criterion poisson with NaN in X"),
     *(Expected(f"test_tree::{t}", "kern", "multi-output y in growth") for t in (
         "test_multioutput", "test_classes_shape", "test_class_weights")),
     *(Expected(f"test_tree::{t}", "kern", "multi-output y in growth", _multilabel) for t in (
         "test_prune_tree_classifier_are_subtrees", "test_prune_tree_regression_are_subtrees")),
-    *(Expected(f"test_tree::{t}", "kern", "min_weight_fraction_leaf in growth") for t in (
-        "test_min_weight_fraction_leaf_on_dense_input",
-        "test_min_weight_fraction_leaf_with_min_samples_leaf_on_dense_input",
-        "test_min_weight_leaf_split_level")),
-    Expected("test_tree::test_almost_constant_feature", "kern",
-             "scikit-learn's 1e-7 constant-feature threshold in the split search"),
-    *(Expected(f"test_tree::{t}", "kern", 'criterion="log_loss"') for t in (
-        "test_iris", "test_criterion_entropy_same_as_log_loss")),
-    Expected("test_tree::test_min_impurity_decrease", "kern", 'criterion="log_loss"',
-             _criterion("log_loss")),
-    *(Expected(f"test_monotonic_tree::{t}", "kern", "monotonic_cst") for t in (
-        "test_monotonic_constraints_classifications", "test_monotonic_constraints_regressions",
-        "test_1d_tree_nodes_values", "test_nd_tree_nodes_values", "test_multiclass_raises",
-        "test_multiple_output_raises", "test_bad_monotonic_cst_raises",
-        "test_1d_opposite_monotonicity_cst_data")),
+    Expected("test_monotonic_tree::test_multiple_output_raises", "kern",
+             "multi-output y in the estimators (monotonic_cst's refusal of it)"),
 ]
 
 

@@ -42,6 +42,11 @@ from treebound._kernels.growth_state import KIND_CATEGORICAL, KIND_HISTOGRAM, KI
 
 #: In exact mode a numeric feature is histogram-searched when codes x statistics <= this.
 HISTOGRAM_CELLS = 4096
+#: A numeric feature whose training values all lie within this distance is constant: one code,
+#: never tested (scikit-learn's FEATURE_THRESHOLD, which it also applies between consecutive
+#: values inside a node; treebound does not, so that predictions stay invariant to increasing
+#: transforms that do not squeeze a whole feature into this width).
+FEATURE_THRESHOLD = 1e-7
 #: Value-table entries (int32) pooled for coding integer columns, on top of 16 per sample.
 _TABLE_ENTRIES = 2**20
 
@@ -225,7 +230,13 @@ def _code_values(uniq: np.ndarray, counts: np.ndarray, splitter: str, max_bins: 
                  width: int, extra_codes: int = 0):
     """Code of each distinct value of a numeric column, its search kind and each code's value
     range: ``(n_codes, lo, hi, kind, code_of_unique)``. ``extra_codes`` (the missing code)
-    count towards the histogram size that decides the exact splitter's search kind."""
+    count towards the histogram size that decides the exact splitter's search kind. A column
+    spanning at most ``FEATURE_THRESHOLD`` has one code."""
+    if uniq.shape[0] > 1 and uniq[-1] - uniq[0] <= FEATURE_THRESHOLD:
+        total = 1 + extra_codes
+        use_hist = splitter == "hist" or (total <= 256 and total * width <= HISTOGRAM_CELLS)
+        return (1, uniq[:1], uniq[-1:], KIND_HISTOGRAM if use_hist else KIND_PRESORTED,
+                np.zeros(uniq.shape[0], dtype=np.int64))
     if splitter == "hist" and uniq.shape[0] > max_bins:
         code_of_unique = _bin_unique_values(counts, max_bins)
         q = int(code_of_unique[-1]) + 1

@@ -76,12 +76,11 @@ def _midpoint(low, high, rule):
     if rule == MIDPOINT_SKLEARN_FLOAT32:
         low = np.float64(np.float32(low))
         high = np.float64(np.float32(high))
+    mid = low / 2.0 + high / 2.0
     if rule == MIDPOINT_TREEBOUND:
-        mid = 0.5 * (low + high)
         if mid >= high or not np.isfinite(mid):
             return low
         return mid
-    mid = low / 2.0 + high / 2.0
     if mid == high or not np.isfinite(mid):
         return low
     return mid

@@ -10,11 +10,18 @@ split's gain is ``mass(parent) - sum mass(children)`` exactly as in the lecture 
 impurity of a node is ``mass / N``. With ``p_k = c_k / N``:
 
 * gini:  ``phi = 1 - sum p_k^2`` (binary: ``2 p (1 - p)``)
-* entropy (scaled, base 2): ``phi = -1/2 sum p_k log2 p_k`` (binary: ``H(p) / 2``)
+* entropy (base 2, scikit-learn's ``"entropy"`` / ``"log_loss"``): ``phi = -sum p_k log2 p_k``
+  (binary: ``H(p)``; the lecture notes' scaled entropy is half of it, and splits are the same)
 * sqrt (Kearns-Mansour): ``phi = 1/2 sum_k sqrt(p_k (1 - p_k))`` which is ``sqrt(p (1 - p))`` for
   two classes
 * misclassification: ``phi = 1 - max_k p_k`` (binary: ``min(p, 1 - p)``)
-* squared_error (regression): the weighted variance of the target.
+* squared_error (regression): the weighted variance of the target;
+* poisson (regression): the half Poisson deviance ``1/N sum w y log(y / mean)`` (scikit-learn's);
+  its mass is evaluated from the samples (:mod:`~treebound._kernels.growth_extensions`), the
+  statistics give the gain ``mass(parent) - mass(children)`` through :func:`poisson_proxy_mass`
+  (``-S log(S / N)``: the ``sum w y log y`` terms cancel);
+* absolute_error (regression): ``1/N sum w |y - median|``, from the samples only
+  (:mod:`~treebound._kernels.absolute_error`).
 
 The split scans (:mod:`~treebound._kernels.split_numeric`) take all their per-criterion
 arithmetic from here: the mass of a count vector (every classification criterion), and, for the
@@ -28,6 +35,8 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from treebound._config import NO_NRT_INLINE_JIT_OPTIONS, njit
 
 GINI = 0
@@ -35,6 +44,13 @@ ENTROPY = 1
 SQRT = 2
 MISCLASSIFICATION = 3
 SQUARED_ERROR = 4
+POISSON = 5
+ABSOLUTE_ERROR = 6
+
+#: A Poisson child whose target sum is at most this has no positive mean: the split is refused
+#: (scikit-learn's ``EPSILON`` of its Poisson criterion, which absorbs the rounding of
+#: ``sum_right = sum_total - sum_left``).
+POISSON_EPSILON = 10.0 * 2.220446049250313e-16
 
 TASK_CLASSIFICATION = 0
 TASK_REGRESSION = 1
@@ -65,7 +81,7 @@ def classification_mass(stats, offset, n_classes, weight, criterion):
         s = 0.0
         for k in range(n_classes):
             s += xlog2x(stats[offset + k])
-        return 0.5 * (xlog2x(weight) - s)
+        return xlog2x(weight) - s
     if criterion == SQRT:
         s = 0.0
         for k in range(n_classes):
@@ -127,7 +143,7 @@ def running_children_mass(criterion, weight_left, weight_right, sum_left, sum_ri
         if weight_right > 0.0:
             child += weight_right - sum_right / weight_right
         return child
-    return 0.5 * (xlog2x(weight_left) - sum_left + xlog2x(weight_right) - sum_right)
+    return xlog2x(weight_left) - sum_left + xlog2x(weight_right) - sum_right
 
 
 @njit(**NO_NRT_INLINE_JIT_OPTIONS)
@@ -154,6 +170,18 @@ def regression_mass(sum_w, sum_wy, sum_wy2):
         return 0.0
     mass = sum_wy2 - sum_wy * sum_wy / sum_w
     return mass if mass > 0.0 else 0.0
+
+
+@njit(**NO_NRT_INLINE_JIT_OPTIONS)
+def poisson_proxy_mass(sum_w, sum_wy):
+    """``-S log(S / N)``: the Poisson mass of a node up to its ``sum w y log y`` term, which
+    cancels in every gain; ``inf`` when ``S <= POISSON_EPSILON`` (no positive mean, so any split
+    leaving such a child has gain ``-inf``, as scikit-learn refuses it)."""
+    if sum_w <= 0.0:
+        return 0.0
+    if sum_wy <= POISSON_EPSILON:
+        return np.inf
+    return -sum_wy * math.log(sum_wy / sum_w)
 
 
 @njit(**NO_NRT_INLINE_JIT_OPTIONS)
@@ -184,6 +212,8 @@ def stats_weight(stats, offset, width, task):
 def stats_mass(stats, offset, width, task, criterion):
     """Impurity mass of a statistics row for either task."""
     if task == TASK_REGRESSION:
+        if criterion == POISSON:
+            return poisson_proxy_mass(stats[offset], stats[offset + 1])
         return regression_mass(stats[offset], stats[offset + 1], stats[offset + 2])
     weight = stats_weight(stats, offset, width, task)
     return classification_mass(stats, offset, width, weight, criterion)

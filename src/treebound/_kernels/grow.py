@@ -40,7 +40,9 @@ from treebound._kernels.criteria import (
     stats_mass,
     stats_weight,
 )
+from treebound._kernels.extended_search import find_best_test_extended
 from treebound._kernels.frontier import heap_pop, heap_push
+from treebound._kernels.growth_extensions import extend_children, extend_root
 from treebound._kernels.growth_state import (
     F_IMPURITY,
     F_P_THRESHOLD,
@@ -285,16 +287,21 @@ def _create_children(node, params, nodes, pools, split):
 
 
 @njit(**STEP_JIT_OPTIONS)
-def _search_new_nodes(first, k, data, layout, params, nodes, order, pools, scratch, cat):
+def _search_new_nodes(first, k, data, layout, params, nodes, order, pools, scratch, cat, ext):
     """Search the best test of the nodes ``first .. first + k - 1`` just created, in order
     (the random feature order of ``max_features`` is drawn node after node); the nodes that
     stay leaves give their rows back to the pools.
 
     The only call of :func:`find_best_test`, which is inlined here (a second inlined copy
-    would double its share of the compile time).
+    would double its share of the compile time). With extensions (``ext`` not None) the
+    extended search runs instead, and the fast one is not compiled.
     """
     for c in range(first, first + k):
-        find_best_test(c, data, layout, params, nodes, order, pools, scratch, cat)
+        if ext is None:
+            find_best_test(c, data, layout, params, nodes, order, pools, scratch, cat)
+        else:
+            find_best_test_extended(c, data, layout, params, nodes, order, pools, scratch, cat,
+                                    ext)
         if nodes.ints[c, I_P_FEATURE] < 0:
             _release_rows(c, nodes.ints, pools)
 
@@ -362,7 +369,7 @@ def _create_root(data, layout, params, nodes, pools, order, split):
 
 
 @njit(**NO_NRT_JIT_OPTIONS)
-def _split_loop(data, layout, params, nodes, order, pools, scratch, cat, split):
+def _split_loop(data, layout, params, nodes, order, pools, scratch, cat, split, ext):
     """Split frontier nodes until done (returns 0) or an array is too small (returns 1).
 
     The first call creates the root. Before each split the capacities needed for its children
@@ -376,10 +383,13 @@ def _split_loop(data, layout, params, nodes, order, pools, scratch, cat, split):
     k = 0
     if st[S_N_NODES] == 0:
         _create_root(data, layout, params, nodes, pools, order, split)
+        if ext is not None:
+            extend_root(data, params, nodes, order, ext)
         k = 1
     while True:
         if k > 0:
-            _search_new_nodes(first, k, data, layout, params, nodes, order, pools, scratch, cat)
+            _search_new_nodes(first, k, data, layout, params, nodes, order, pools, scratch, cat,
+                              ext)
             _push_children(first, k, params, nodes, pools)
             k = 0
         if st[S_N_FRONTIER] == 0:
@@ -399,12 +409,14 @@ def _split_loop(data, layout, params, nodes, order, pools, scratch, cat, split):
         _child_blocks(node, largest, data, layout, params, nodes, order, pools, split)
         first = _create_children(node, params, nodes, pools, split)
         k = nodes.ints[node, I_N_CHILDREN]
+        if ext is not None:
+            extend_children(node, first, k, data, params, nodes, order, ext)
 
 
 def grow_tree(codes, codes_t, n_codes, kind, lo_values, hi_values, value_offset, y_cls, y_val, w,
               task, width, criterion, growth, max_depth, min_samples_split, min_samples_leaf,
               min_impurity_decrease, max_leaf_nodes, max_features, multiway, seed,
-              max_block_rows, missing_code=None):
+              max_block_rows, missing_code=None, ext=None):
     """Grow a tree; returns the node arrays (int columns, float columns, statistics, map pool).
 
     ``codes`` is (n_features, n_samples) int32 and ``codes_t`` the (n_samples, n_block) uint8
@@ -419,7 +431,10 @@ def grow_tree(codes, codes_t, n_codes, kind, lo_values, hi_values, value_offset,
 
     This driver is plain Python on purpose: it only sizes and allocates the arrays and calls the
     compiled kernels (one call of :func:`_split_loop` per fit, plus one per growth of the
-    arrays, ~15 us each). As a compiled function it would link,
+    arrays, ~15 us each). ``ext`` is None, or the
+    :class:`~treebound._kernels.growth_extensions.Extensions` of the options beyond the fast
+    path (then ``max_block_rows`` must be 0: the extended search keeps no histogram blocks).
+    As a compiled function it would link,
     re-optimize and re-emit all of :func:`_split_loop` and :func:`find_best_test` a third time,
     which was a quarter of the first run's compile time.
     """
@@ -457,7 +472,7 @@ def grow_tree(codes, codes_t, n_codes, kind, lo_values, hi_values, value_offset,
         min_samples_split=int(min_samples_split), min_samples_leaf=int(min_samples_leaf),
         min_impurity_decrease=float(min_impurity_decrease), max_leaf_nodes=max_leaf_nodes,
         max_features=int(max_features), multiway=bool(multiway), unit_weights=unit_weights)
-    while _split_loop(data, layout, params, nodes, order, pools, search, cat, split) != 0:
+    while _split_loop(data, layout, params, nodes, order, pools, search, cat, split, ext) != 0:
         # Grow whatever is too small for the next split (it has at most max_children children).
         nodes, pools = grown_for_split(nodes, pools, layout, width, max_children)
     st = pools.counters

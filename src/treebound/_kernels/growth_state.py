@@ -57,7 +57,10 @@ F_WEIGHT = 2
 F_P_THRESHOLD = 3
 F_P_GAIN = 4
 F_PRIORITY = 5
-N_FLOAT_COLUMNS = 6
+#: bounds of the node's value under monotonic constraints (scikit-learn's lower / upper bound)
+F_LOWER_BOUND = 6
+F_UPPER_BOUND = 7
+N_FLOAT_COLUMNS = 8
 
 # growth counters (Pools.counters)
 S_N_NODES = 0

@@ -7,8 +7,9 @@ Feature search kinds: ``KIND_PRESORTED`` (many distinct values: a presorted samp
 sorted by stable partitions), ``KIND_HISTOGRAM`` (few codes: per-node histograms, shared in a
 block with subtraction, or a per-node sort for small nodes) and ``KIND_CATEGORICAL``.
 
-Features are visited in index order (or a seeded random order when ``max_features`` is smaller
-than the number of candidates); ties keep the first feature and the lowest threshold.
+Features are visited in index order (or drawn at random as scikit-learn draws them when
+``max_features`` is smaller than the number of features); ties keep the first feature and the
+lowest threshold.
 
 These kernels never allocate and are compiled without numba's reference counting (an atomic
 update per array argument per call would otherwise dominate small nodes).
@@ -208,11 +209,20 @@ def find_best_test(node, data, layout, params, nodes, order, pools, scratch, cat
     const_row = ni[node, I_CONST_ROW]
     block_row = ni[node, I_BLOCK_ROW]
     n_features = codes.shape[0]
+    max_features = params.max_features
+    # With max_features below the number of features, scikit-learn's draws: features are drawn
+    # without replacement among all of them, those known constant in the node included (they
+    # count as visited), until max_features are visited and at least one was not constant, or
+    # none of unknown status is left. Otherwise every non-constant feature, in index order.
+    shuffle = max_features < n_features
     n_cand = 0
+    n_unknown = 0
     for f in range(n_features):
-        if const_flags[const_row, f] == 0:
+        if shuffle or const_flags[const_row, f] == 0:
             cand[n_cand] = f
             n_cand += 1
+            if const_flags[const_row, f] == 0:
+                n_unknown += 1
     best_gain = -np.inf
     best_feature = -1
     best_lo = -1
@@ -222,18 +232,25 @@ def find_best_test(node, data, layout, params, nodes, order, pools, scratch, cat
     best_missing = -1
     missing_code = data.missing_code
     visited = 0
+    n_constant_seen = 0
     i = 0
-    max_features = params.max_features
-    shuffle = max_features < n_cand
     y_ready = False
-    while i < n_cand and visited < max_features:
+    while i < n_cand:
         if shuffle:
+            if n_unknown == 0 or (visited >= max_features and visited > n_constant_seen):
+                break
             j = i + next_random(scratch.rng, n_cand - i)
             tmp = cand[i]
             cand[i] = cand[j]
             cand[j] = tmp
         f = cand[i]
         i += 1
+        if shuffle:
+            visited += 1
+            if const_flags[const_row, f] != 0:
+                n_constant_seen += 1
+                continue
+            n_unknown -= 1
         nc = n_codes[f]
         gain = -np.inf
         lo = -1
@@ -328,13 +345,13 @@ def find_best_test(node, data, layout, params, nodes, order, pools, scratch, cat
                     elif params.multiway:
                         gain, n_children = best_multiway(src, src_off, cnt, coff, nc, width, task,
                                                          criterion, parent_mass, min_samples_leaf,
-                                                         scratch.slot_map)
+                                                         scratch.slot_map, 0.0)
                     else:
                         gain, n_children = best_binary_subset(
                             src, src_off, cnt, coff, nc, n_node, width, task, criterion, nv, poff,
                             parent_mass, min_samples_leaf, left, right, scratch.slot_map,
                             cat.present, cat.keys, cat.in_left, cat.order, cat.best_order,
-                            scratch.perm, scratch.perm_scratch)
+                            scratch.perm, scratch.perm_scratch, 0.0)
         # A feature with missing values in training is scanned with its missing rows on each
         # side only in nodes that hold some (sorted last / the last code).
         if (sorted_scan and missing_code[f] >= 0
@@ -365,8 +382,8 @@ def find_best_test(node, data, layout, params, nodes, order, pools, scratch, cat
             constant = n_present <= 1
         if constant:
             const_flags[const_row, f] = 1
+            n_constant_seen += 1
             continue
-        visited += 1
         if kind[f] != KIND_CATEGORICAL and lo < 0:
             continue
         if kind[f] == KIND_CATEGORICAL and n_children == 0:

@@ -39,6 +39,14 @@ def _present(hcount, coff, n_codes, present):
 
 
 @njit(**NO_NRT_JIT_OPTIONS)
+def _light_child(left, right, width, task, min_weight_leaf):
+    """Whether a child of the statistics ``left`` / ``right`` weighs less than
+    ``min_weight_leaf``."""
+    return (stats_weight(left, 0, width, task) < min_weight_leaf
+            or stats_weight(right, 0, width, task) < min_weight_leaf)
+
+
+@njit(**NO_NRT_JIT_OPTIONS)
 def _finish_binary_map(slot_map, n_codes, hist, hoff, hcount, coff, width, task, in_left):
     """Slot 0 for categories in ``in_left``; absent categories follow the heavier child."""
     w_left = 0.0
@@ -61,7 +69,7 @@ def _finish_binary_map(slot_map, n_codes, hist, hoff, hcount, coff, width, task,
 
 @njit(**NO_NRT_JIT_OPTIONS)
 def _scan_ordering(order, q, hist, hoff, hcount, coff, n_node, width, task, criterion, parent,
-                   parent_off, parent_mass, min_samples_leaf, left, right):
+                   parent_off, parent_mass, min_samples_leaf, left, right, min_weight_leaf):
     """Best cut of categories taken in ``order[:q]``; returns (gain, number sent left)."""
     for k in range(width):
         left[k] = 0.0
@@ -80,6 +88,8 @@ def _scan_ordering(order, q, hist, hoff, hcount, coff, n_node, width, task, crit
             break
         if n_left < min_samples_leaf:
             continue
+        if min_weight_leaf > 0.0 and _light_child(left, right, width, task, min_weight_leaf):
+            continue
         gain = parent_mass - stats_mass(left, 0, width, task, criterion) - \
             stats_mass(right, 0, width, task, criterion)
         if gain > best_gain:
@@ -91,11 +101,11 @@ def _scan_ordering(order, q, hist, hoff, hcount, coff, n_node, width, task, crit
 @njit(**NO_NRT_JIT_OPTIONS)
 def best_binary_subset(hist, hoff, hcount, coff, n_codes, n_node, width, task, criterion, parent,
                        parent_off, parent_mass, min_samples_leaf, left, right, slot_map, present,
-                       keys, in_left, order, best_order, perm, perm_scratch):
+                       keys, in_left, order, best_order, perm, perm_scratch, min_weight_leaf):
     """Best subset test; see the module docstring for the search used.
 
     ``order``, ``best_order``, ``perm`` and ``perm_scratch`` are scratch arrays of at least
-    ``n_codes`` integers.
+    ``n_codes`` integers. Both children keep at least ``min_weight_leaf`` of weight.
     """
     q = _present(hcount, coff, n_codes, present)
     if q < 2:
@@ -122,7 +132,7 @@ def best_binary_subset(hist, hoff, hcount, coff, n_codes, n_node, width, task, c
                 order[j] = present[perm[j]]
             gain, cut = _scan_ordering(order, q, hist, hoff, hcount, coff, n_node, width, task,
                                        criterion, parent, parent_off, parent_mass,
-                                       min_samples_leaf, left, right)
+                                       min_samples_leaf, left, right, min_weight_leaf)
             if cut > 0 and gain > best_gain:
                 best_gain = gain
                 best_cut = cut
@@ -164,6 +174,8 @@ def best_binary_subset(hist, hoff, hcount, coff, n_codes, n_node, width, task, c
         mask = gray
         if n_left < min_samples_leaf or n_node - n_left < min_samples_leaf:
             continue
+        if min_weight_leaf > 0.0 and _light_child(left, right, width, task, min_weight_leaf):
+            continue
         gain = parent_mass - stats_mass(left, 0, width, task, criterion) - \
             stats_mass(right, 0, width, task, criterion)
         if gain > best_gain:
@@ -180,8 +192,9 @@ def best_binary_subset(hist, hoff, hcount, coff, n_codes, n_node, width, task, c
 
 @njit(**NO_NRT_JIT_OPTIONS)
 def best_multiway(hist, hoff, hcount, coff, n_codes, width, task, criterion, parent_mass,
-                  min_samples_leaf, slot_map):
-    """One child per present category (ID3); invalid if any child is below min_samples_leaf."""
+                  min_samples_leaf, slot_map, min_weight_leaf):
+    """One child per present category (ID3); invalid if any child is below
+    ``min_samples_leaf`` rows or ``min_weight_leaf`` weight."""
     q = 0
     child_mass = 0.0
     heaviest = -1
@@ -192,6 +205,8 @@ def best_multiway(hist, hoff, hcount, coff, n_codes, width, task, criterion, par
         if hcount[coff + b] < min_samples_leaf:
             return -np.inf, 0
         wb = stats_weight(hist, hoff + b * width, width, task)
+        if wb < min_weight_leaf:
+            return -np.inf, 0
         if wb > heaviest_weight:
             heaviest_weight = wb
             heaviest = q

@@ -271,10 +271,13 @@ def argsort_node(samples, start, end, codes, codes_t, f, h, keys, out, perm, per
 def midpoint_threshold(lo_value_right, hi_value_left):
     """Threshold between the largest value sent left and the smallest sent right.
 
-    The midpoint can round up to the right value when the two are adjacent floats; fall back to
-    the left value then, so ``x <= threshold`` reproduces the training partition exactly.
+    A sum of halves, as scikit-learn computes it: ``0.5 * (a + b)`` overflows to infinity for
+    values near the largest float, the halves do not (and are otherwise the same number: halving
+    is exact). The midpoint can round up to the right value when the two are adjacent floats;
+    fall back to the left value then, so ``x <= threshold`` reproduces the training partition
+    exactly.
     """
-    threshold = 0.5 * (hi_value_left + lo_value_right)
+    threshold = hi_value_left / 2.0 + lo_value_right / 2.0
     if threshold >= lo_value_right or not np.isfinite(threshold):
         threshold = hi_value_left
     return threshold

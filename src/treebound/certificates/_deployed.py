@@ -29,12 +29,13 @@ __all__ = ["DeployedTree", "from_sklearn", "from_treebound", "has_missing", "is_
 
 
 def treebound_midpoint(low: np.ndarray, high: np.ndarray) -> np.ndarray:
-    """treebound's threshold between the values ``low < high``: ``(low + high) / 2`` in float64,
-    or ``low`` when that rounds up to ``high`` or overflows (``_kernels.split_numeric``)."""
+    """treebound's threshold between the values ``low < high``: ``low / 2 + high / 2`` in
+    float64 (the same number as ``(low + high) / 2`` unless that overflows), or ``low`` when it
+    rounds up to ``high`` (``_kernels.split_numeric``)."""
     low = np.asarray(low, dtype=np.float64)
     high = np.asarray(high, dtype=np.float64)
     with np.errstate(over="ignore", invalid="ignore"):
-        mid = 0.5 * (low + high)
+        mid = low / 2.0 + high / 2.0
     return np.where((mid >= high) | ~np.isfinite(mid), low, mid)
 
 

@@ -69,8 +69,9 @@ def fit(
     data: Annotated[Path, typer.Argument(
         help="CSV or TSV file (gzip allowed), or - for standard input.")],
     target: Annotated[str, typer.Option(help="Target column name (or '#-1' for the last).")],
-    criterion: Annotated[str, typer.Option(help="gini, entropy, sqrt, misclassification "
-                                                "(classification) or squared_error.")] = None,
+    criterion: Annotated[str, typer.Option(help="gini, entropy (= log_loss), scaled_entropy, "
+                                                "sqrt, misclassification (classification) or "
+                                                "squared_error, absolute_error, poisson.")] = None,
     growth: Annotated[str, typer.Option(help="depth_first, top_down, best_first or "
                                              "purest_children.")] = "depth_first",
     splitter: Annotated[str, typer.Option(

@@ -14,22 +14,39 @@ from treebound._flat._feature_coding import code_features
 from treebound._flat._storage import Tree
 from treebound._kernels import criteria as _crit
 from treebound._kernels import grow as _grow
+from treebound._kernels import growth_extensions as _ext
 from treebound._kernels import growth_state as _layout
 
 CLASSIFICATION_CRITERIA = {
     "gini": _crit.GINI,
+    # scikit-learn's two names of -sum p_k log2 p_k
     "entropy": _crit.ENTROPY,
+    "log_loss": _crit.ENTROPY,
+    # the lecture notes' -1/2 sum p_k log2 p_k (SPEC section 1): the same splits, half the
+    # impurities (grown as "entropy", see IMPURITY_SCALE)
+    "scaled_entropy": _crit.ENTROPY,
     "sqrt": _crit.SQRT,
     "misclassification": _crit.MISCLASSIFICATION,
 }
-REGRESSION_CRITERIA = {"squared_error": _crit.SQUARED_ERROR}
+#: Criteria grown with another's kernel whose impurities are a constant times its own: the
+#: impurities are scaled back, and min_impurity_decrease is compared in the kernel's units.
+IMPURITY_SCALE = {"scaled_entropy": 0.5}
+REGRESSION_CRITERIA = {
+    "squared_error": _crit.SQUARED_ERROR,
+    # scikit-learn 1.9 maps "friedman_mse" to "squared_error" (same splits for one output)
+    "friedman_mse": _crit.SQUARED_ERROR,
+    "absolute_error": _crit.ABSOLUTE_ERROR,
+    "poisson": _crit.POISSON,
+}
 GROWTH_POLICIES = {
     "depth_first": _layout.GROWTH_DEPTH_FIRST,
     "top_down": _layout.GROWTH_TOP_DOWN,
     "best_first": _layout.GROWTH_BEST_FIRST,
     "purest_children": _layout.GROWTH_PUREST_CHILDREN,
 }
-SPLITTERS = ("exact", "hist")
+#: "best": every threshold (scikit-learn's exact greedy search; "exact" is its former name),
+#: "random": one uniform threshold per feature (scikit-learn's), "hist": binned thresholds.
+SPLITTERS = ("best", "exact", "random", "hist")
 
 #: Memory allowed for the per-node histogram blocks kept for the subtraction trick (bytes).
 HISTOGRAM_MEMORY = 256 * 2**20
@@ -54,46 +71,155 @@ class GrowthSettings:
     max_features: int | None = None
     categorical_split: str = "binary"
     seed: int = 0
+    #: every leaf keeps at least this fraction of the total sample weight
+    min_weight_fraction_leaf: float = 0.0
+    #: per feature -1 / 0 / 1: the prediction (regression) or the probability of the second
+    #: class (binary classification) decreases / is free / increases with the feature
+    monotonic_cst: tuple | None = None
 
 
 def grow(X_enc: np.ndarray, y: np.ndarray, sample_weight: np.ndarray, n_categories: np.ndarray,
-         settings: GrowthSettings, *, n_classes: int | None) -> Tree:
+         settings: GrowthSettings, *, n_classes) -> Tree:
     """Grow a tree on encoded data.
 
     ``y`` holds class indices ``0 .. n_classes - 1`` (classification) or float targets
-    (``n_classes=None``: regression). Categorical columns of ``X_enc`` hold category codes and
+    (``n_classes=None``: regression); a 2-D ``y`` has one column per output (``n_classes`` then
+    lists the classes of each output). Categorical columns of ``X_enc`` hold category codes and
     ``n_categories[j]`` is their count (0 for numeric columns).
     """
     regression = n_classes is None
     n_samples, n_features = X_enc.shape
+    y = np.asarray(y)
+    n_outputs = 1 if y.ndim == 1 else int(y.shape[1])
+    classes = None if regression else np.atleast_1d(np.asarray(n_classes, dtype=np.int64))
+    criterion = (REGRESSION_CRITERIA if regression else CLASSIFICATION_CRITERIA)[settings.criterion]
+    _check_extended_options(y, n_categories, settings, classes, criterion)
     if regression:
-        task, width = _crit.TASK_REGRESSION, 3
-        criterion = REGRESSION_CRITERIA[settings.criterion]
-        y_cls = np.zeros(n_samples, dtype=np.int32)
-        y_val = np.ascontiguousarray(y, dtype=np.float64)
+        task = _crit.TASK_REGRESSION
+        width = 3 if n_outputs == 1 else 1 + 2 * n_outputs
     else:
-        task, width = _crit.TASK_CLASSIFICATION, int(n_classes)
-        criterion = CLASSIFICATION_CRITERIA[settings.criterion]
-        y_cls = np.ascontiguousarray(y, dtype=np.int32)
-        y_val = np.zeros(1, dtype=np.float64)
+        task = _crit.TASK_CLASSIFICATION
+        width = int(classes[0]) if n_outputs == 1 else 1 + int(classes.sum())
+    if n_outputs == 1:
+        y_cls = (np.zeros(n_samples, dtype=np.int32) if regression
+                 else np.ascontiguousarray(y, dtype=np.int32))
+        y_val = (np.ascontiguousarray(y, dtype=np.float64) if regression
+                 else np.zeros(1, dtype=np.float64))
+    else:
+        # the routing step adds one output's statistics: the extended hooks recompute them
+        y_cls = np.zeros(n_samples, dtype=np.int32)
+        y_val = np.zeros(n_samples, dtype=np.float64)
+    sample_weight = np.ascontiguousarray(sample_weight, dtype=np.float64)
+    ext = _extensions(y, sample_weight, settings, n_samples, n_features, width, n_outputs,
+                      classes, criterion, regression)
     max_features = n_features if settings.max_features is None else settings.max_features
+    scale = IMPURITY_SCALE.get(settings.criterion, 1.0)
     coded = code_features(X_enc, n_categories, settings.splitter, settings.max_bins, width)
     _check_memory(coded, width, n_samples, settings)
+    if ext is not None and np.any(coded.missing_code >= 0):
+        # the extended search has no missing-value scans yet
+        raise ValueError(
+            "missing values (NaN) in X are not supported yet with splitter='random', "
+            "monotonic_cst, min_weight_fraction_leaf, several outputs or criterion "
+            "'absolute_error'/'poisson': impute them or drop those options")
     in_block = (coded.kind != _layout.KIND_PRESORTED) & (coded.n_codes <= 256)
     block_bytes = 8 * int(coded.n_codes[in_block].sum()) * (width + 1)
-    max_block_rows = max(0, HISTOGRAM_MEMORY // max(block_bytes, 1))
+    # the extended search keeps no histogram blocks
+    max_block_rows = 0 if ext is not None else max(0, HISTOGRAM_MEMORY // max(block_bytes, 1))
     ni, nf, nv, map_pool = _grow.grow_tree(
         coded.codes, coded.codes_t, coded.n_codes, coded.kind, coded.lo_values, coded.hi_values,
-        coded.value_offset, y_cls, y_val, np.ascontiguousarray(sample_weight, dtype=np.float64),
+        coded.value_offset, y_cls, y_val, sample_weight,
         task, width, criterion, GROWTH_POLICIES[settings.growth],
         -1 if settings.max_depth is None else int(settings.max_depth),
         int(settings.min_samples_split), int(settings.min_samples_leaf),
-        float(settings.min_impurity_decrease),
+        float(settings.min_impurity_decrease) / scale,
         -1 if settings.max_leaf_nodes is None else int(settings.max_leaf_nodes),
         int(max_features), settings.categorical_split == "multiway", int(settings.seed),
-        int(max_block_rows), coded.missing_code,
+        int(max_block_rows), coded.missing_code, ext,
     )
-    return _to_tree(ni, nf, nv, map_pool, n_categories, regression, coded.missing_code)
+    if scale != 1.0:
+        nf[:, _layout.F_IMPURITY] *= scale
+    return _to_tree(ni, nf, nv, map_pool, n_categories, regression, coded.missing_code,
+                    n_outputs=n_outputs,
+                    classes=classes, criterion=criterion, monotonic=ext is not None
+                    and ext.has_monotonic)
+
+
+def _monotonic(settings: GrowthSettings, n_features: int) -> np.ndarray:
+    """The constraints as an int8 array (zeros when there are none)."""
+    if settings.monotonic_cst is None:
+        return np.zeros(n_features, dtype=np.int8)
+    cst = np.asarray(settings.monotonic_cst)
+    if cst.shape != (n_features,):
+        shape = cst.shape[0] if cst.ndim == 1 else cst.shape
+        raise ValueError(f"monotonic_cst has shape {shape} but the input data X has "
+                         f"{n_features} features.")
+    if not np.all(np.isin(cst, (-1, 0, 1))):
+        raise ValueError("monotonic_cst must be None or an array-like of -1, 0 or 1, but got "
+                         f"{np.unique(cst)}")
+    return cst.astype(np.int8)
+
+
+def _check_extended_options(y, n_categories, settings, classes, criterion) -> None:
+    """Refuse the combinations growth cannot serve, with scikit-learn's messages where it has
+    them."""
+    n_features = int(np.asarray(n_categories).shape[0])
+    cst = _monotonic(settings, n_features)
+    categorical = np.asarray(n_categories) > 0
+    multi = y.ndim == 2 and y.shape[1] > 1
+    if np.any(cst != 0):
+        if multi:
+            raise ValueError("Monotonicity constraints are not supported with multiple outputs.")
+        if classes is not None and classes[0] > 2:
+            raise ValueError("Monotonicity constraints are not supported with multiclass "
+                             "classification")
+        if np.any(cst[categorical] != 0):
+            raise ValueError("monotonic_cst must be 0 for categorical features (a category "
+                             f"has no order): features {np.flatnonzero(cst * categorical)}")
+    if categorical.any() and multi:
+        raise ValueError("multi-output y with categorical features is not supported: encode "
+                         "the categorical features (one-hot) or fit one tree per output")
+    if categorical.any() and criterion == _crit.ABSOLUTE_ERROR:
+        raise ValueError('criterion="absolute_error" does not support categorical features: '
+                         "encode them (one-hot)")
+    if criterion == _crit.POISSON:
+        check_poisson_target(y)
+
+
+def check_poisson_target(y: np.ndarray) -> None:
+    """Refuse targets half the Poisson deviance is not defined for (scikit-learn's messages)."""
+    if np.any(y < 0):
+        raise ValueError("Some value(s) of y are negative which is not allowed for Poisson "
+                         "regression.")
+    if np.sum(y) <= 0:
+        raise ValueError("Sum of y is not positive which is necessary for Poisson regression.")
+
+
+def _extensions(y, sample_weight, settings, n_samples, n_features, width, n_outputs, classes,
+                criterion, regression):
+    """The :class:`~treebound._kernels.growth_extensions.Extensions` of a fit, or None when it
+    needs none (the fast path)."""
+    cst = _monotonic(settings, n_features)
+    extended = (settings.splitter == "random" or settings.min_weight_fraction_leaf > 0
+                or bool(np.any(cst != 0)) or n_outputs > 1
+                or criterion in (_crit.POISSON, _crit.ABSOLUTE_ERROR))
+    if not extended:
+        return None
+    if not regression:
+        # scikit-learn constrains the probability of class 0: the signs are flipped
+        cst = -cst
+    y2 = y.reshape(n_samples, n_outputs)
+    if regression:
+        y_cls, y_val = np.zeros((1, 1), dtype=np.int32), y2
+        class_offset = np.zeros(n_outputs + 1, dtype=np.int64)
+    else:
+        y_cls, y_val = y2, np.zeros((1, 1))
+        class_offset = np.concatenate([[1], 1 + np.cumsum(classes)]).astype(np.int64)
+    return _ext.new_extensions(
+        n_samples, width, random_splitter=settings.splitter == "random",
+        min_weight_leaf=settings.min_weight_fraction_leaf * float(np.sum(sample_weight)),
+        monotonic=cst, n_outputs=n_outputs, class_offset=class_offset, y_cls=y_cls, y_val=y_val,
+        absolute_error=criterion == _crit.ABSOLUTE_ERROR)
 
 
 def _check_memory(coded, width: int, n_samples: int, settings: GrowthSettings) -> None:
@@ -112,7 +238,56 @@ def _check_memory(coded, width: int, n_samples: int, settings: GrowthSettings) -
         )
 
 
-def _to_tree(ni, nf, nv, map_pool, n_categories, regression: bool, missing_code) -> Tree:
+def _node_values(nf, nv, regression: bool, n_outputs: int, classes, criterion: int,
+                 monotonic: bool) -> np.ndarray:
+    """What each node predicts: class counts (classification), the weighted mean or median of
+    the target (regression); ``(n_nodes, n_outputs, max_n_classes)`` with several outputs.
+
+    Under monotonic constraints the value is clipped to the node's bounds, as scikit-learn
+    clips it: the mean, or the fraction of class 0 (the counts of a clipped node are then the
+    clipped fractions times a power of two within a factor 2 of its weight).
+    """
+    weight = nv[:, 0] if (regression or n_outputs > 1) else nv.sum(axis=1)
+    if n_outputs > 1:
+        n_nodes = nv.shape[0]
+        if regression:
+            sums = nv[:, 1 : 1 + n_outputs]
+            if criterion == _crit.ABSOLUTE_ERROR:
+                return sums.reshape(n_nodes, n_outputs, 1).copy()
+            mean = np.divide(sums, weight[:, None], out=np.zeros_like(sums),
+                             where=weight[:, None] > 0)
+            return mean.reshape(n_nodes, n_outputs, 1)
+        value = np.zeros((n_nodes, n_outputs, int(classes.max())))
+        offset = 1
+        for k, n_k in enumerate(classes):
+            value[:, k, :n_k] = nv[:, offset : offset + n_k]
+            offset += n_k
+        return value
+    if regression:
+        if criterion == _crit.ABSOLUTE_ERROR:
+            value = nv[:, 1].copy()
+        else:
+            value = np.divide(nv[:, 1], weight, out=np.zeros_like(weight), where=weight > 0)
+        if monotonic:
+            value = np.clip(value, nf[:, _layout.F_LOWER_BOUND], nf[:, _layout.F_UPPER_BOUND])
+        return value.reshape(-1, 1)
+    value = nv.copy()
+    if monotonic:
+        fraction = np.divide(nv[:, 0], weight, out=np.zeros_like(weight), where=weight > 0)
+        clipped = np.clip(fraction, nf[:, _layout.F_LOWER_BOUND], nf[:, _layout.F_UPPER_BOUND])
+        moved = clipped != fraction
+        # scaled by a power of two near the weight (exact), so that predict_proba's division
+        # gives every leaf clipped to the same bound the same probability, to the last bit
+        # (leaf weights would round differently and break monotonicity by 1e-16)
+        scale = np.ldexp(1.0, np.frexp(weight[moved])[1])
+        value[moved, 0] = clipped[moved] * scale
+        value[moved, 1] = (1.0 - clipped[moved]) * scale
+    return value
+
+
+def _to_tree(ni, nf, nv, map_pool, n_categories, regression: bool, missing_code, *,
+             n_outputs: int = 1, classes=None, criterion: int = -1,
+             monotonic: bool = False) -> Tree:
     first_child = ni[:, _layout.I_FIRST_CHILD].copy()
     internal = first_child >= 0
     # Keep only the category maps of tests that were applied, pooled in node order.
@@ -133,12 +308,7 @@ def _to_tree(ni, nf, nv, map_pool, n_categories, regression: bool, missing_code)
         if missing_code[feature[node]] >= 0:
             categorical_missing.append((node, map_pool[old_offsets[node] + width]))
     category_child = np.concatenate(pieces) if pieces else np.empty(0, dtype=np.int64)
-    if regression:
-        weight = nv[:, 0]
-        mean = np.divide(nv[:, 1], weight, out=np.zeros_like(weight), where=weight > 0)
-        value = mean.reshape(-1, 1)
-    else:
-        value = nv.copy()
+    value = _node_values(nf, nv, regression, n_outputs, classes, criterion, monotonic)
     tree = Tree(
         first_child=first_child,
         n_children=np.where(internal, ni[:, _layout.I_N_CHILDREN], 0).astype(np.int64),

@@ -14,6 +14,8 @@ Examples
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 from sklearn.base import ClassifierMixin, RegressorMixin
 from sklearn.utils.validation import column_or_1d
@@ -21,7 +23,11 @@ from sklearn.utils.validation import column_or_1d
 from treebound._estimator._base import TreeClassifierMixin
 from treebound._validation import InstanceOf, Options, check_sample_weight
 from treebound.certificates import fit_certificate
-from treebound.tree._builder import CLASSIFICATION_CRITERIA, REGRESSION_CRITERIA
+from treebound.tree._builder import (
+    CLASSIFICATION_CRITERIA,
+    REGRESSION_CRITERIA,
+    check_poisson_target,
+)
 from treebound.tree._greedy import (
     COMMON_CONSTRAINTS,
     GreedyTree,
@@ -56,10 +62,12 @@ class DecisionTreeClassifier(TreeClassifierMixin, ClassifierMixin, GreedyTree):
 
     Parameters
     ----------
-    criterion : {"gini", "entropy", "sqrt", "misclassification"}, default="gini"
-        Impurity: Gini ``1 - sum p_k^2``, scaled entropy ``-1/2 sum p_k log2 p_k``,
-        Kearns-Mansour ``1/2 sum_k sqrt(p_k (1 - p_k))`` (``sqrt(p(1-p))`` for two classes) or
-        the misclassification rate ``1 - max p_k``.
+    criterion : {"gini", "entropy", "log_loss", "scaled_entropy", "sqrt", \
+"misclassification"}, default="gini"
+        Impurity: Gini ``1 - sum p_k^2``, entropy ``-sum p_k log2 p_k`` (scikit-learn's
+        ``"entropy"`` and ``"log_loss"``), the lecture notes' scaled entropy (half of it: the
+        same splits), Kearns-Mansour ``1/2 sum_k sqrt(p_k (1 - p_k))`` (``sqrt(p(1-p))`` for
+        two classes) or the misclassification rate ``1 - max p_k``.
     growth : {"depth_first", "top_down", "best_first", "purest_children"}, \
 default="depth_first"
         Which leaf is split next when ``max_leaf_nodes`` limits the tree (Brutzkus, Daniely &
@@ -68,9 +76,11 @@ default="depth_first"
         example (``best_first``), lowest size-normalised child impurity
         (``purest_children``). Without a budget all orders grow the same tree, except that
         ``purest_children`` only makes strictly improving splits.
-    splitter : {"best", "hist"}, default="best"
+    splitter : {"best", "random", "hist"}, default="best"
         ``"best"``: scikit-learn's exact greedy search over every threshold between distinct
-        values; ``"hist"``: the search over at most ``max_bins`` bins per numeric feature
+        values; ``"random"``: scikit-learn's random thresholds (one per feature, uniform
+        between its smallest and largest value in the node, seeded by ``random_state``);
+        ``"hist"``: the search over at most ``max_bins`` bins per numeric feature
         (faster on large data). ``"exact"`` is the former name of ``"best"`` (accepted with a
         ``FutureWarning`` for one release).
     max_bins : int, default=255
@@ -95,6 +105,14 @@ default="depth_first"
         value (scikit-learn's rule).
     max_features : int, float, "sqrt", "log2" or None, default=None
         Number of features examined per split (random subset drawn with ``random_state``).
+    min_weight_fraction_leaf : float in [0, 0.5], default=0.0
+        Every leaf keeps at least this fraction of the total sample weight (scikit-learn's;
+        it changes the tree, never what a certificate counts).
+    monotonic_cst : array-like of -1, 0 or 1 of shape (n_features,) or None, default=None
+        scikit-learn's monotonicity constraints: the prediction (regressor) or the
+        probability of the second class (binary classifier, one output) decreases (-1), is
+        free (0) or increases (1) with each feature; 0 for categorical features. Not with
+        several classes or outputs.
     categorical_features : "auto", None, list or boolean mask, default="auto"
         Categorical columns: "auto" takes pandas category/object/string/bool columns; a list
         names columns by index or name.
@@ -225,7 +243,8 @@ default=None
                  min_samples_leaf=1, min_impurity_decrease=0.0, max_features=None,
                  categorical_features="auto", categorical_split="binary", random_state=None,
                  pruning=None, pruning_params=None, handle_unknown="heaviest_child",
-                 categorical_levels=None, class_weight=None, ccp_alpha=0.0):
+                 categorical_levels=None, class_weight=None, ccp_alpha=0.0,
+                 min_weight_fraction_leaf=0.0, monotonic_cst=None):
         self.criterion = criterion
         self.growth = growth
         self.splitter = splitter
@@ -244,6 +263,8 @@ default=None
         self.handle_unknown = handle_unknown
         self.categorical_levels = categorical_levels
         self.ccp_alpha = ccp_alpha
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.monotonic_cst = monotonic_cst
         self.class_weight = class_weight
 
     def fit(self, X, y, sample_weight=None, check_input: bool = True):
@@ -302,8 +323,13 @@ class DecisionTreeRegressor(RegressorMixin, GreedyTree):
 
     Parameters
     ----------
-    criterion : {"squared_error"}, default="squared_error"
-        Variance of the targets (the sum of squared errors to the leaf mean).
+    criterion : {"squared_error", "absolute_error", "poisson", "friedman_mse"}, \
+default="squared_error"
+        scikit-learn's: the variance of the targets (leaves predict the weighted mean), their
+        mean absolute deviation from the weighted median (leaves predict that median) or half
+        the Poisson deviance (``y`` non-negative with a positive sum; no child whose targets
+        sum to 0). ``"friedman_mse"`` is ``"squared_error"`` (a ``FutureWarning``, as in
+        scikit-learn 1.9).
     growth : {"depth_first", "top_down", "best_first", "purest_children"}, \
 default="depth_first"
         Which leaf is split next when ``max_leaf_nodes`` limits the tree (Brutzkus, Daniely &
@@ -312,9 +338,11 @@ default="depth_first"
         example (``best_first``), lowest size-normalised child impurity
         (``purest_children``). Without a budget all orders grow the same tree, except that
         ``purest_children`` only makes strictly improving splits.
-    splitter : {"best", "hist"}, default="best"
+    splitter : {"best", "random", "hist"}, default="best"
         ``"best"``: scikit-learn's exact greedy search over every threshold between distinct
-        values; ``"hist"``: the search over at most ``max_bins`` bins per numeric feature
+        values; ``"random"``: scikit-learn's random thresholds (one per feature, uniform
+        between its smallest and largest value in the node, seeded by ``random_state``);
+        ``"hist"``: the search over at most ``max_bins`` bins per numeric feature
         (faster on large data). ``"exact"`` is the former name of ``"best"`` (accepted with a
         ``FutureWarning`` for one release).
     max_bins : int, default=255
@@ -339,6 +367,14 @@ default="depth_first"
         value (scikit-learn's rule).
     max_features : int, float, "sqrt", "log2" or None, default=None
         Number of features examined per split (random subset drawn with ``random_state``).
+    min_weight_fraction_leaf : float in [0, 0.5], default=0.0
+        Every leaf keeps at least this fraction of the total sample weight (scikit-learn's;
+        it changes the tree, never what a certificate counts).
+    monotonic_cst : array-like of -1, 0 or 1 of shape (n_features,) or None, default=None
+        scikit-learn's monotonicity constraints: the prediction (regressor) or the
+        probability of the second class (binary classifier, one output) decreases (-1), is
+        free (0) or increases (1) with each feature; 0 for categorical features. Not with
+        several classes or outputs.
     categorical_features : "auto", None, list or boolean mask, default="auto"
         Categorical columns: "auto" takes pandas category/object/string/bool columns; a list
         names columns by index or name.
@@ -436,7 +472,15 @@ default="depth_first"
                  min_samples_leaf=1, min_impurity_decrease=0.0, max_features=None,
                  categorical_features="auto", categorical_split="binary", random_state=None,
                  pruning=None, pruning_params=None, handle_unknown="heaviest_child",
-                 categorical_levels=None, ccp_alpha=0.0):
+                 categorical_levels=None, ccp_alpha=0.0, min_weight_fraction_leaf=0.0,
+                 monotonic_cst=None):
+        if isinstance(criterion, str) and criterion == "friedman_mse":
+            # scikit-learn 1.9 warns here, in the constructor, and stores "squared_error"
+            warnings.warn('Value `"friedman_mse"` for `criterion` is deprecated (scikit-learn '
+                          '1.9) and will be removed: it maps to `"squared_error"`, the same '
+                          'splits. Use `criterion="squared_error"` to remove this warning.',
+                          FutureWarning, stacklevel=2)
+            criterion = "squared_error"
         self.criterion = criterion
         self.growth = growth
         self.splitter = splitter
@@ -455,6 +499,8 @@ default="depth_first"
         self.handle_unknown = handle_unknown
         self.categorical_levels = categorical_levels
         self.ccp_alpha = ccp_alpha
+        self.min_weight_fraction_leaf = min_weight_fraction_leaf
+        self.monotonic_cst = monotonic_cst
 
     def fit(self, X, y, sample_weight=None, check_input: bool = True):
         """Grow the tree on ``X`` and real targets ``y`` (then prune it, when ``pruning`` is set).
@@ -495,6 +541,8 @@ default="depth_first"
             y = y.astype(np.float64)
         except (TypeError, ValueError) as exc:
             raise ValueError(f"regression targets must be numeric: {exc}") from None
+        if self.criterion == "poisson":  # before the shapes are compared, as in scikit-learn
+            check_poisson_target(y)
         if y.shape[0] != X_enc.shape[0]:
             raise ValueError(f"X has {X_enc.shape[0]} samples but y has {y.shape[0]}")
         if not np.all(np.isfinite(y)):

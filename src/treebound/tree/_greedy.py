@@ -59,6 +59,9 @@ COMMON_CONSTRAINTS = {
     "categorical_levels": [None, InstanceOf((dict,), "a dict of column -> number of levels "
                                             "(or list of levels)")],
     "ccp_alpha": [Interval(float, 0.0, None)],
+    "min_weight_fraction_leaf": [Interval(float, 0.0, 0.5)],
+    "monotonic_cst": [None, InstanceOf((list, tuple, np.ndarray),
+                                       "an array-like of -1, 0 or 1, one per feature")],
 }
 
 
@@ -162,7 +165,18 @@ def growth_settings(model, n_samples: int, n_features: int) -> GrowthSettings:
         max_features=int(max_features),
         categorical_split=model.categorical_split,
         seed=seed,
+        min_weight_fraction_leaf=float(model.min_weight_fraction_leaf),
+        monotonic_cst=_monotonic_cst(model.monotonic_cst),
     )
+
+
+def _monotonic_cst(monotonic_cst):
+    """The constraints as a tuple (growth checks their values and length, with scikit-learn's
+    messages); None when every feature is free."""
+    if monotonic_cst is None:
+        return None
+    cst = np.asarray(monotonic_cst)
+    return tuple(cst.tolist()) if cst.ndim == 1 else cst
 
 
 def set_pruning_state(model, result) -> None:

@@ -1,0 +1,423 @@
+"""Best test of one node on the extended growth path (:mod:`~treebound._kernels.growth_extensions`):
+scikit-learn's random thresholds, monotonic constraints, ``min_weight_fraction_leaf``, the
+``poisson`` and ``absolute_error`` criteria and several outputs.
+
+Numeric features are scanned in code order (a presorted row, or the node's rows sorted by code)
+by :func:`scan_extended`, which evaluates each cut with every rule: ``min_samples_leaf``, the
+children's weights, the monotonic constraint of the feature (scikit-learn's test: both children's
+values inside the node's bounds, and ordered as the constraint says) and the criterion. With
+random thresholds a feature gets one threshold, uniform between its smallest and largest value
+in the node (scikit-learn's ``splitter="random"``), and only that cut is evaluated. Categorical
+features (one output only) keep the fast path's subset search, whatever the splitter.
+
+Features are visited as the fast path visits them (index order, or scikit-learn's draws when
+``max_features`` is below the number of features), and ties keep the first feature and the
+lowest threshold, so that with neutral settings this search finds the fast path's tests.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from treebound._config import NO_NRT_JIT_OPTIONS, njit
+from treebound._kernels.absolute_error import prefix_absolute_errors, rank_targets
+from treebound._kernels.criteria import (
+    ABSOLUTE_ERROR,
+    POISSON,
+    SQUARED_ERROR,
+    TASK_REGRESSION,
+    classification_mass,
+    poisson_proxy_mass,
+    squared_error_gain,
+)
+from treebound._kernels.growth_extensions import ext_add_sample, ext_mass
+from treebound._kernels.growth_state import (
+    F_IMPURITY,
+    F_LOWER_BOUND,
+    F_UPPER_BOUND,
+    F_WEIGHT,
+    I_CONST_ROW,
+    I_DEPTH,
+    I_N_SAMPLES,
+    I_P_FEATURE,
+    I_SEG_START,
+    KIND_CATEGORICAL,
+    KIND_PRESORTED,
+    S_MAP_USED,
+)
+from treebound._kernels.node_search import _record_test, next_random, stays_leaf
+from treebound._kernels.split_categorical import best_binary_subset, best_multiway
+from treebound._kernels.split_numeric import (
+    argsort_node,
+    code_of,
+    counting_sort_node,
+    fill_histogram,
+    midpoint_threshold,
+)
+
+_EPSILON = np.finfo(np.float64).eps
+_TWO_POW_53 = 9007199254740992
+
+
+@njit(**NO_NRT_JIT_OPTIONS)
+def next_uniform(state):
+    """Uniform float in ``[0, 1)`` (53 random bits of the splitmix64 stream)."""
+    return next_random(state, _TWO_POW_53) / _TWO_POW_53
+
+
+@njit(**NO_NRT_JIT_OPTIONS)
+def extended_stays_leaf(n_node, depth, weight, impurity, sum_wy, task, criterion, params, ext):
+    """Whether a node is a leaf whatever its data: the fast path's rules (one output, Gini and
+    friends or squared error), scikit-learn's ``impurity <= eps`` for the others, and a weight
+    below twice ``min_weight_leaf``."""
+    if weight < 2.0 * ext.min_weight_leaf:
+        return True
+    if ext.n_outputs == 1 and (task != TASK_REGRESSION or criterion == SQUARED_ERROR):
+        return stays_leaf(n_node, depth, weight, impurity, sum_wy, task, params.max_depth,
+                          params.min_samples_split, params.min_samples_leaf)
+    if params.max_depth >= 0 and depth >= params.max_depth:
+        return True
+    if n_node < params.min_samples_split or n_node < 2 * params.min_samples_leaf:
+        return True
+    return impurity <= _EPSILON
+
+
+@njit(**NO_NRT_JIT_OPTIONS)
+def absolute_errors_of_order(rows, row, start, end, w, ext, ranked):
+    """Prefix and suffix absolute errors (summed over the outputs) and medians of the rows
+    ``rows[row, start:end]`` in their order (``ext.left_err`` ... ``ext.right_med``). With one
+    output the node's ranks are computed once (``ranked``); otherwise for each output here."""
+    n = end - start
+    for i in range(n):
+        ext.left_err[i] = 0.0
+        ext.right_err[i] = 0.0
+    for k in range(ext.n_outputs):
+        if not ranked:
+            rank_targets(rows, row, start, end, ext.y_val, k, ext.keys, ext.perm,
+                         ext.perm_scratch, ext.sorted_y, ext.rank_of)
+        prefix_absolute_errors(rows, row, start, end, True, w, ext.sorted_y, ext.rank_of,
+                               ext.tree_w, ext.tree_wy, ext.left_err, ext.left_med)
+        prefix_absolute_errors(rows, row, start, end, False, w, ext.sorted_y, ext.rank_of,
+                               ext.tree_w, ext.tree_wy, ext.right_err, ext.right_med)
+
+
+@njit(**NO_NRT_JIT_OPTIONS)
+def scan_extended(rows, row, start, end, codes, codes_t, f, h, w, task, width, criterion,
+                  parent, poff, parent_weight, parent_mass, proxy_parent, min_samples_leaf,
+                  min_weight_leaf, sign, lower, upper, cut_code, ext):
+    """Best cut of the rows ``rows[row, start:end]`` (sorted by the codes of feature ``f``), or,
+    with ``cut_code >= 0``, only the cut ``code <= cut_code``. Returns ``(gain, last code sent
+    left, first code sent right)``, ``-1`` codes when no cut is valid.
+
+    ``sign`` is the feature's monotonic constraint on the children's values (0: none), checked
+    against the node's bounds ``lower``, ``upper``; absolute error reads the errors and medians
+    of :func:`absolute_errors_of_order` for this order. Poisson refuses a child without a
+    positive target by counting such rows (the right child's sum is the parent's minus the
+    left's, whose rounding would hide a zero).
+    """
+    left = ext.left
+    right = ext.right
+    for k in range(width):
+        left[k] = 0.0
+    n = end - start
+    regression = task == TASK_REGRESSION
+    n_out = ext.n_outputs
+    mae = criterion == ABSOLUTE_ERROR
+    best_gain = -np.inf
+    best_lo = -1
+    best_hi = -1
+    weight_left = 0.0
+    poisson = criterion == POISSON
+    if poisson:
+        for k in range(n_out):
+            ext.positive_total[k] = 0
+            ext.positive_left[k] = 0
+        for i in range(start, end):
+            for k in range(n_out):
+                if ext.y_val[rows[row, i], k] > 0.0:
+                    ext.positive_total[k] += 1
+    s = rows[row, start]
+    code_here = code_of(codes, codes_t, f, h, s)
+    for i in range(start, end - 1):
+        if not mae:
+            ext_add_sample(left, 0, s, w, task, ext)
+        if poisson:
+            for k in range(n_out):
+                if ext.y_val[s, k] > 0.0:
+                    ext.positive_left[k] += 1
+        weight_left += w[s]
+        n_left = i - start + 1
+        if n - n_left < min_samples_leaf:
+            break
+        s_next = rows[row, i + 1]
+        code_next = code_of(codes, codes_t, f, h, s_next)
+        at_cut = code_here != code_next and (cut_code < 0 or code_next > cut_code)
+        if at_cut and n_left >= min_samples_leaf:
+            weight_right = parent_weight - weight_left
+            valid = weight_left >= min_weight_leaf and weight_right >= min_weight_leaf
+            if poisson:
+                for k in range(n_out):
+                    if (ext.positive_left[k] == 0
+                            or ext.positive_left[k] == ext.positive_total[k]):
+                        valid = False
+            if valid and not mae:
+                for k in range(width):
+                    right[k] = parent[poff + k] - left[k]
+            if valid and sign != 0:
+                if mae:
+                    value_left = ext.left_med[i - start]
+                    value_right = ext.right_med[i - start + 1]
+                elif regression:
+                    value_left = left[1] / weight_left
+                    value_right = right[1] / weight_right
+                else:
+                    value_left = left[0] / weight_left
+                    value_right = right[0] / weight_right
+                valid = (value_left >= lower and value_right >= lower and value_left <= upper
+                         and value_right <= upper and (value_left - value_right) * sign <= 0)
+            if valid:
+                if mae:
+                    gain = parent_mass - (ext.left_err[i - start]
+                                          + ext.right_err[i - start + 1]) / n_out
+                elif regression and criterion != POISSON:
+                    if n_out == 1:
+                        gain = squared_error_gain(weight_left, left[1], parent_weight,
+                                                  parent[poff + 1])
+                    else:
+                        gain = 0.0
+                        for k in range(n_out):
+                            gain += squared_error_gain(weight_left, left[1 + k], parent_weight,
+                                                       parent[poff + 1 + k])
+                        gain /= n_out
+                elif regression and n_out == 1:
+                    gain = proxy_parent - poisson_proxy_mass(weight_left, left[1]) - \
+                        poisson_proxy_mass(weight_right, right[1])
+                elif n_out == 1:
+                    gain = parent_mass - (
+                        classification_mass(left, 0, width, weight_left, criterion)
+                        + classification_mass(right, 0, width, weight_right, criterion))
+                else:
+                    gain = proxy_parent - (ext_mass(left, 0, width, task, criterion, ext)
+                                           + ext_mass(right, 0, width, task, criterion, ext))
+                if gain > best_gain:
+                    best_gain = gain
+                    best_lo = code_here
+                    best_hi = code_next
+        if at_cut and cut_code >= 0:
+            break
+        s = s_next
+        code_here = code_next
+    return best_gain, best_lo, best_hi
+
+
+@njit(**NO_NRT_JIT_OPTIONS)
+def random_cut(data, f, first_code, last_code, rng):
+    """scikit-learn's random threshold of feature ``f`` in a node whose codes span ``first_code
+    .. last_code``: uniform in ``[min, max)`` of its values there (``min`` if it rounds to
+    ``max``). Returns ``(threshold, cut_code)``, the largest code whose values are at most the
+    threshold; a threshold inside the value range of the next code (values closer than the
+    coding's tie threshold share a code) moves between the two codes, so that ``x <= threshold``
+    is the training partition."""
+    off = data.value_offset[f]
+    low = data.lo_values[off + first_code]
+    high = data.hi_values[off + last_code]
+    threshold = (high - low) * next_uniform(rng) + low
+    if threshold >= high:
+        threshold = low
+    lo = first_code
+    hi = last_code  # invariant: the values of code hi exceed the threshold
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if data.hi_values[off + mid] <= threshold:
+            lo = mid
+        else:
+            hi = mid
+    if not data.hi_values[off + lo] <= threshold < data.lo_values[off + lo + 1]:
+        threshold = midpoint_threshold(data.lo_values[off + lo + 1], data.hi_values[off + lo])
+    return threshold, lo
+
+
+@njit(**NO_NRT_JIT_OPTIONS)
+def find_best_test_extended(node, data, layout, params, nodes, order, pools, scratch, cat, ext):
+    """Find and record the best test of ``node`` on the extended path (the counterpart of
+    :func:`~treebound._kernels.node_search.find_best_test`, same contract; ``cat`` is None
+    when no feature is categorical)."""
+    ni = nodes.ints
+    nf = nodes.floats
+    nv = nodes.stats
+    samples = order.samples
+    presorted = order.presorted
+    codes = data.codes
+    codes_t = data.codes_t
+    n_codes = data.n_codes
+    kind = data.kind
+    block_slot = layout.block_slot
+    task = params.task
+    width = params.width
+    criterion = params.criterion
+    min_samples_leaf = params.min_samples_leaf
+    min_weight_leaf = ext.min_weight_leaf
+    cand = scratch.candidates
+    const_flags = pools.const_flags
+    ni[node, I_P_FEATURE] = -1
+    n_node = ni[node, I_N_SAMPLES]
+    weight = nf[node, F_WEIGHT]
+    impurity = nf[node, F_IMPURITY]
+    poff = node * width
+    sum_wy = nv[poff + 1] if task == TASK_REGRESSION else 0.0
+    if extended_stays_leaf(n_node, ni[node, I_DEPTH], weight, impurity, sum_wy, task, criterion,
+                           params, ext):
+        return
+    start = ni[node, I_SEG_START]
+    end = start + n_node
+    mae = criterion == ABSOLUTE_ERROR
+    proxy_parent = 0.0 if mae else ext_mass(nv, poff, width, task, criterion, ext)
+    if criterion == POISSON or mae:
+        parent_mass = impurity * weight
+    else:
+        parent_mass = proxy_parent
+    tie_tolerance = 1e-9 * parent_mass if task == TASK_REGRESSION else 0.0
+    lower = nf[node, F_LOWER_BOUND]
+    upper = nf[node, F_UPPER_BOUND]
+    ranked = False
+    if mae and ext.n_outputs == 1:
+        rank_targets(samples, 0, start, end, ext.y_val, 0, ext.keys, ext.perm, ext.perm_scratch,
+                     ext.sorted_y, ext.rank_of)
+        ranked = True
+    const_row = ni[node, I_CONST_ROW]
+    map_used = pools.counters[S_MAP_USED]
+    n_features = codes.shape[0]
+    max_features = params.max_features
+    # scikit-learn's draws (see find_best_test): with max_features below the number of
+    # features, features known constant are drawn too and count as visited
+    shuffle = max_features < n_features
+    n_cand = 0
+    n_unknown = 0
+    for f in range(n_features):
+        if shuffle or const_flags[const_row, f] == 0:
+            cand[n_cand] = f
+            n_cand += 1
+            if const_flags[const_row, f] == 0:
+                n_unknown += 1
+    visited = 0
+    n_constant_seen = 0
+    best_gain = -np.inf
+    best_feature = -1
+    best_lo = -1
+    best_threshold = np.nan
+    best_children = 0
+    best_map_offset = -1
+    i = 0
+    while i < n_cand:
+        if shuffle:
+            if n_unknown == 0 or (visited >= max_features and visited > n_constant_seen):
+                break
+            j = i + next_random(scratch.rng, n_cand - i)
+            tmp = cand[i]
+            cand[i] = cand[j]
+            cand[j] = tmp
+        f = cand[i]
+        i += 1
+        if shuffle:
+            visited += 1
+            if const_flags[const_row, f] != 0:
+                n_constant_seen += 1
+                continue
+            n_unknown -= 1
+        nc = n_codes[f]
+        h = block_slot[f]
+        gain = -np.inf
+        lo = -1
+        n_children = 2
+        threshold = np.nan
+        constant = False
+        if kind[f] == KIND_CATEGORICAL:
+            hist = scratch.hist
+            hcount = scratch.hist_counts
+            fill_histogram(samples, start, end, codes, codes_t, f, h, data.y_cls, data.y_val,
+                           data.w, task, width, hist, hcount, nc)
+            n_present = 0
+            for b in range(nc):
+                if hcount[b] > 0:
+                    n_present += 1
+            if n_present <= 1 or cat is None:
+                # (cat is None: no categorical feature, this never runs and is not compiled)
+                constant = True
+            elif params.multiway:
+                gain, n_children = best_multiway(hist, 0, hcount, 0, nc, width, task, criterion,
+                                                 proxy_parent, min_samples_leaf,
+                                                 scratch.slot_map, min_weight_leaf)
+            else:
+                gain, n_children = best_binary_subset(
+                    hist, 0, hcount, 0, nc, n_node, width, task, criterion, nv, poff,
+                    proxy_parent, min_samples_leaf, scratch.left, scratch.right,
+                    scratch.slot_map, cat.present, cat.keys, cat.in_left, cat.order,
+                    cat.best_order, scratch.perm, scratch.perm_scratch, min_weight_leaf)
+        else:
+            if kind[f] == KIND_PRESORTED:
+                rows = presorted
+                row = layout.presort_row[f]
+                r_start = start
+                r_end = end
+                h_scan = -1
+            else:
+                if nc <= 4 * n_node:
+                    counting_sort_node(samples, start, end, codes, codes_t, f, h, nc,
+                                       scratch.sort_counts, scratch.sort_out)
+                else:
+                    argsort_node(samples, start, end, codes, codes_t, f, h, scratch.sort_keys,
+                                 scratch.sort_out, scratch.perm, scratch.perm_scratch)
+                rows = scratch.sort_out
+                row = 0
+                r_start = 0
+                r_end = n_node
+                h_scan = h
+            first_code = code_of(codes, codes_t, f, h_scan, rows[row, r_start])
+            last_code = code_of(codes, codes_t, f, h_scan, rows[row, r_end - 1])
+            if first_code == last_code:
+                constant = True
+            else:
+                cut_code = -1
+                if ext.random_splitter:
+                    threshold, cut_code = random_cut(data, f, first_code, last_code,
+                                                     scratch.rng)
+                if mae:
+                    absolute_errors_of_order(rows, row, r_start, r_end, data.w, ext, ranked)
+                gain, lo, hi = scan_extended(
+                    rows, row, r_start, r_end, codes, codes_t, f, h_scan, data.w, task, width,
+                    criterion, nv, poff, weight, parent_mass, proxy_parent, min_samples_leaf,
+                    min_weight_leaf, ext.monotonic[f], lower, upper, cut_code, ext)
+                if lo >= 0 and cut_code < 0:
+                    off = data.value_offset[f]
+                    threshold = midpoint_threshold(data.lo_values[off + hi],
+                                                   data.hi_values[off + lo])
+        if constant:
+            const_flags[const_row, f] = 1
+            if shuffle:
+                n_constant_seen += 1
+            continue
+        if kind[f] != KIND_CATEGORICAL and lo < 0:
+            continue
+        if kind[f] == KIND_CATEGORICAL and n_children == 0:
+            continue
+        if gain > best_gain + tie_tolerance:
+            best_gain = gain
+            best_feature = f
+            best_children = n_children
+            if kind[f] == KIND_CATEGORICAL:
+                for b in range(nc):
+                    nodes.maps[map_used + b] = scratch.slot_map[b]
+                best_map_offset = map_used
+                map_used += nc
+                best_lo = -1
+                best_threshold = np.nan
+            else:
+                best_map_offset = -1
+                best_lo = lo
+                best_threshold = threshold
+            if gain >= parent_mass:
+                break
+    pools.counters[S_MAP_USED] = map_used
+    if best_feature >= 0:
+        _record_test(node, ni, nf, params, weight, impurity, best_feature, best_lo,
+                     best_threshold, best_children, best_map_offset, best_gain)
