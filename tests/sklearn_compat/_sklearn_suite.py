@@ -190,6 +190,10 @@ def _sparse_splitter_or_missing(params: dict) -> bool:
     return params.get("sparse_splitter") is True or _missing(params)
 
 
+def _splitter_random(params: dict) -> bool:
+    return params.get("splitter") == "random"
+
+
 def _multilabel(params: dict) -> bool:
     return params.get("dataset") == "multilabel"
 
@@ -212,15 +216,6 @@ class Expected:
 EXPECTED_FAILURES: list[Expected] = [
     # ---- nan: NaN and scipy.sparse X, everywhere
     # NaN in X passes; what still fails with NaN is the regression criteria (kern, below)
-    *(Expected(f"test_tree::{t}", "nan", "scipy.sparse X") for t in (
-        "test_sparse_input", "test_sparse_input_reg_trees", "test_sparse_parameters",
-        "test_sparse_criteria", "test_explicit_sparse_zeros", "test_public_apply_sparse_trees",
-        "test_min_weight_fraction_leaf_on_sparse_input",
-        "test_min_weight_fraction_leaf_with_min_samples_leaf_on_sparse_input",
-        "test_memory_layout", "test_missing_value_errors")),
-    Expected("test_tree::test_min_weight_leaf_split_level", "nan", "scipy.sparse X", _sparse),
-    Expected("test_tree::test_apply_path_readonly_all_trees", "nan", "scipy.sparse X", _sparse),
-    Expected("test_tree::test_empty_leaf_infinite_threshold", "nan", "scipy.sparse X", _sparse),
     *(Expected(f"test_monotonic_tree::{t}", "nan", "NaN or scipy.sparse X with monotonic_cst",
                _sparse_splitter_or_missing) for t in (
         "test_monotonic_constraints_classifications", "test_monotonic_constraints_regressions",

@@ -11,14 +11,19 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from treebound._estimator._model_format import model_from_dict, model_to_dict
 from treebound._flat._labels import fit_labels
 from treebound._flat._sklearn_view import as_flat
+from treebound._flat._sparse import is_sparse
 from treebound._validation import validate_parameters
 from treebound.theory.structures import TreeStructure
 
 __all__ = ["BaseTreeEstimator", "TreeClassifierMixin", "check_two_dimensional"]
 
 
-def check_two_dimensional(X) -> None:
+def check_two_dimensional(X, sparse: bool = False) -> None:
+    """A ``ValueError`` unless ``X`` is 2-D; a ``TypeError`` for a sparse ``X`` unless
+    ``sparse`` (an estimator that reads sparse matrices)."""
     if hasattr(X, "toarray") or hasattr(X, "tocsr"):
+        if sparse:
+            return
         raise TypeError("sparse input is not supported: pass a dense array or DataFrame")
     ndim = X.ndim if hasattr(X, "ndim") else np.ndim(np.asarray(X, dtype=object))
     if ndim != 2:
@@ -44,10 +49,12 @@ class BaseTreeEstimator(BaseEstimator):
 
     #: Whether NaN in X is a missing value the tree routes (else it is refused).
     _accepts_missing = False
+    #: Whether X may be a scipy.sparse matrix (numeric features).
+    _accepts_sparse = False
 
     def _encode(self, X) -> np.ndarray:
         check_is_fitted(self, "tree_")
-        check_two_dimensional(X)
+        check_two_dimensional(X, self._accepts_sparse)
         validate_data(self, X, reset=False, skip_check_array=True)
         return self._refuse_missing(
             self.encoder_.transform(X, getattr(self, "handle_unknown", "error")))
@@ -55,7 +62,7 @@ class BaseTreeEstimator(BaseEstimator):
     def _refuse_missing(self, X_enc: np.ndarray) -> np.ndarray:
         """``X_enc``, or a one-line ``ValueError`` when it holds NaN and this estimator does not
         route missing values."""
-        if not self._accepts_missing and np.isnan(X_enc).any():
+        if not self._accepts_missing and not is_sparse(X_enc) and np.isnan(X_enc).any():
             column = int(np.flatnonzero(np.isnan(X_enc).any(axis=0))[0])
             raise ValueError(
                 f"Input X contains NaN (column {column}): {type(self).__name__} places its cells "
@@ -253,6 +260,7 @@ class BaseTreeEstimator(BaseEstimator):
         tags = super().__sklearn_tags__()
         # the greedy trees route missing values; a dyadic tree needs coordinates
         tags.input_tags.allow_nan = getattr(self, "_accepts_missing", False)
+        tags.input_tags.sparse = getattr(self, "_accepts_sparse", False)
         return tags
 
 

@@ -23,6 +23,8 @@ import numpy as np
 import pandas as pd
 from sklearn.utils import check_array
 
+from treebound._flat._sparse import is_sparse, sparse_features
+
 _JSON_SCALARS = (str, int, float, bool)
 
 #: Accepted values of ``handle_unknown`` (the estimators' parameter).
@@ -231,7 +233,7 @@ class FeatureEncoder:
         names = column_names(X)
         levels = resolve_levels(categorical_levels, names, categorical_mask)
         if not categorical_mask.any() and not isinstance(X, pd.DataFrame):
-            X_enc = _numeric_matrix(X)
+            X_enc = _numeric_matrix(X, "csc")
             return cls([None] * X_enc.shape[1], names), X_enc
         X = _as_table(X)
         n, d = X.shape
@@ -407,7 +409,11 @@ def _check_nonempty(n: int, d: int) -> None:
         raise ValueError(f"Found array with 0 feature(s) (shape=({n}, 0)); a minimum of 1 is required")
 
 
-def _numeric_matrix(X) -> np.ndarray:
+def _numeric_matrix(X, layout: str = "csr"):
+    """A numeric matrix as float64 (NaN: missing); a sparse ``X`` in ``layout`` (or dense when
+    small: :func:`~treebound._flat._sparse.sparse_features`)."""
+    if is_sparse(X):
+        return sparse_features(X, layout)
     return np.ascontiguousarray(
         check_array(X, dtype=np.float64, ensure_all_finite="allow-nan", ensure_2d=True,
                     accept_sparse=False, input_name="X")
@@ -419,7 +425,8 @@ def _as_table(X):
     if isinstance(X, pd.DataFrame):
         return X
     if hasattr(X, "toarray") or hasattr(X, "tocsr"):
-        raise TypeError("sparse input is not supported: pass a dense array or DataFrame")
+        raise TypeError("a sparse X holds numeric features only: pass a dense array or "
+                        "DataFrame to use categorical features")
     arr = np.asarray(X, dtype=object)
     if arr.ndim != 2:
         raise ValueError(

@@ -15,9 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.sparse import csr_matrix
+from scipy.sparse import csr_matrix, vstack
 
 from treebound._flat._missing import default_missing_child
+from treebound._flat._sparse import is_sparse, row_blocks
 from treebound._flat._storage_checks import check_tree
 from treebound._flat._storage_io import tree_from_dict, tree_to_dict
 from treebound._kernels.apply import (
@@ -338,6 +339,9 @@ class Tree:
         >>> tree.apply([[0.2], [1.5]]).tolist()
         [1, 2]
         """
+        if is_sparse(X):  # by blocks of dense rows: the whole matrix is never dense
+            parts = [self.apply(block) for _, block in row_blocks(X)]
+            return np.concatenate(parts) if parts else np.empty(0, dtype=np.int64)
         X = _as_float_matrix(X)
         out = np.empty(X.shape[0], dtype=np.int64)
         next_base, feature, threshold, category_offset, category_child, missing = \
@@ -373,6 +377,10 @@ class Tree:
         >>> tree.decision_path([[0.2], [1.5]]).toarray().tolist()
         [[1, 1, 0], [1, 0, 1]]
         """
+        if is_sparse(X):  # by blocks of dense rows
+            parts = [self.decision_path(block) for _, block in row_blocks(X)]
+            return (vstack(parts, format="csr") if parts
+                    else csr_matrix((0, self.n_nodes), dtype=np.int64))
         X = _as_float_matrix(X)
         lengths = np.empty(X.shape[0], dtype=np.int64)
         path_lengths(*self._routing_arrays(), X, lengths)

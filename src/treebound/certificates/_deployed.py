@@ -15,12 +15,13 @@ the adapter for a model.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from treebound._flat._sklearn_view import as_flat
+from treebound._flat._sparse import is_sparse
 from treebound._flat._storage import Tree
 from treebound.certificates._counting import UNDECLARED, counted_levels
 
@@ -185,13 +186,30 @@ def treebound_deployed(model, features, n_fit_rows: int) -> DeployedTree:
     """A fitted treebound classifier (greedy or dyadic) and its encoded rows ``features``."""
     tree = as_flat(model.tree_)
     family = "dyadic" if is_dyadic(model) else "treebound"
+    n_categories = tree.n_categories.copy()
+    n_levels = counted_levels(tree.n_categories, model.encoder_.declared_levels)
+    if is_sparse(features):
+        tree, features = tested_columns(tree, features)
     return DeployedTree(tree=tree, features=features, classes=np.asarray(model.classes_),
-                        leaf_class=tree.majority_class, n_categories=tree.n_categories.copy(),
+                        leaf_class=tree.majority_class, n_categories=n_categories,
                         midpoint=None if family == "dyadic" else treebound_midpoint,
                         family=family, n_fit_rows=n_fit_rows, model=model,
-                        n_levels=counted_levels(tree.n_categories,
-                                                model.encoder_.declared_levels),
-                        missing=has_missing(features))
+                        n_levels=n_levels, missing=has_missing(features))
+
+
+def tested_columns(tree: Tree, features) -> tuple[Tree, np.ndarray]:
+    """A sparse feature matrix as the dense columns the tree tests, and the tree reading them
+    (its ``feature`` renumbered): what the bounds read of the rows, without the dense matrix.
+    The counts (``n_categories``, ``n_levels``) stay those of every feature."""
+    internal = tree.first_child >= 0
+    used = np.unique(tree.feature[internal])
+    if used.size == 0:
+        used = np.zeros(1, dtype=np.int64)
+    renumbered = replace(tree, feature=np.where(internal, np.searchsorted(used, tree.feature),
+                                                -1).astype(np.int64),
+                         n_categories=tree.n_categories[used].copy(), _cache={})
+    dense = np.ascontiguousarray(features.tocsc()[:, used].toarray(), dtype=np.float64)
+    return renumbered, dense
 
 
 def has_missing(features) -> bool:

@@ -11,11 +11,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from treebound._flat._feature_coding import code_features
+from treebound._flat._sparse import is_sparse
+from treebound._flat._sparse_coding import code_sparse_features
 from treebound._flat._storage import Tree
 from treebound._kernels import criteria as _crit
 from treebound._kernels import grow as _grow
 from treebound._kernels import growth_extensions as _ext
 from treebound._kernels import growth_state as _layout
+from treebound._kernels.sparse_growth import grow_sparse
 
 CLASSIFICATION_CRITERIA = {
     "gini": _crit.GINI,
@@ -114,6 +117,15 @@ def grow(X_enc: np.ndarray, y: np.ndarray, sample_weight: np.ndarray, n_categori
                       classes, criterion, regression)
     max_features = n_features if settings.max_features is None else settings.max_features
     scale = IMPURITY_SCALE.get(settings.criterion, 1.0)
+    if is_sparse(X_enc):
+        if ext is not None:
+            # the sparse kernel searches as the fast dense path does, without the extensions
+            raise ValueError(
+                "a sparse X is not supported yet with splitter='random', monotonic_cst, "
+                "min_weight_fraction_leaf, several outputs or criterion "
+                "'absolute_error'/'poisson': pass X.toarray() or drop those options")
+        return _grow_sparse(X_enc, y_cls, y_val, sample_weight, n_categories, settings, task,
+                            width, criterion, int(max_features), regression, scale, classes)
     coded = code_features(X_enc, n_categories, settings.splitter, settings.max_bins, width)
     _check_memory(coded, width, n_samples, settings)
     if ext is not None and np.any(coded.missing_code >= 0):
@@ -220,6 +232,34 @@ def _extensions(y, sample_weight, settings, n_samples, n_features, width, n_outp
         min_weight_leaf=settings.min_weight_fraction_leaf * float(np.sum(sample_weight)),
         monotonic=cst, n_outputs=n_outputs, class_offset=class_offset, y_cls=y_cls, y_val=y_val,
         absolute_error=criterion == _crit.ABSOLUTE_ERROR)
+
+
+def _grow_sparse(X, y_cls, y_val, sample_weight, n_categories, settings, task, width,
+                 criterion, max_features, regression, scale, classes) -> Tree:
+    """:func:`grow` on a sparse matrix of numeric features (the kernel of
+    :mod:`treebound._kernels.sparse_growth`: the same tree as on the dense matrix)."""
+    if np.any(n_categories > 0):
+        raise ValueError("a sparse X holds numeric features only")
+    coded = code_sparse_features(X, settings.splitter, settings.max_bins, width)
+    params = _layout.GrowthParams(
+        task=task, width=width, criterion=criterion,
+        growth=GROWTH_POLICIES[settings.growth],
+        max_depth=-1 if settings.max_depth is None else int(settings.max_depth),
+        min_samples_split=int(settings.min_samples_split),
+        min_samples_leaf=int(settings.min_samples_leaf),
+        min_impurity_decrease=float(settings.min_impurity_decrease) / scale,
+        max_leaf_nodes=-1 if settings.max_leaf_nodes is None else int(settings.max_leaf_nodes),
+        max_features=max_features, multiway=False,
+        unit_weights=bool(np.all(sample_weight == 1.0)))
+    ni, nf, nv, map_pool = grow_sparse(
+        coded.row_ptr, coded.row_feat, coded.row_code, coded.zero_code, int(X.shape[1]),
+        coded.lo_values, coded.hi_values, coded.value_offset, y_cls, y_val,
+        np.ascontiguousarray(sample_weight, dtype=np.float64), params, int(settings.seed))
+    if scale != 1.0:
+        nf[:, _layout.F_IMPURITY] *= scale
+    return _to_tree(ni, nf, nv, map_pool, n_categories, regression,
+                    np.full(X.shape[1], -1, dtype=np.int64), classes=classes,
+                    criterion=criterion)
 
 
 def _check_memory(coded, width: int, n_samples: int, settings: GrowthSettings) -> None:

@@ -220,9 +220,11 @@ class GreedyTree(SklearnTreeMixin, BaseTreeEstimator):
 
     #: NaN in X is a missing value, routed by every test (scikit-learn's tag ``allow_nan``)
     _accepts_missing = True
+    #: X may be sparse (numeric features; treebound._flat._sparse)
+    _accepts_sparse = True
 
     def _encode_fit(self, X):
-        check_two_dimensional(X)
+        check_two_dimensional(X, sparse=True)
         validate_data(self, X, reset=True, skip_check_array=True)
         n_features = self.n_features_in_
         mask = resolve_categorical(X, self.categorical_features, n_features)

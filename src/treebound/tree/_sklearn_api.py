@@ -40,6 +40,8 @@ def check_float32_range(X_enc: np.ndarray, n_categories: np.ndarray) -> None:
     if not numeric.any():
         return
     values = X_enc if numeric.all() else X_enc[:, numeric]
+    if hasattr(values, "tocsc"):  # a sparse X: its stored values (the others are 0)
+        values = values.data
     with np.errstate(invalid="ignore"):
         too_large = np.abs(values) > FLOAT32_MAX
     if too_large.any():

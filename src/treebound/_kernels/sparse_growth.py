@@ -1,0 +1,520 @@
+"""Tree growth on a sparse matrix, without densifying it.
+
+The features arrive coded as for the dense kernels (:mod:`treebound._flat._sparse_coding`: the
+same codes, value ranges and thresholds), but only the rows' *stored* entries are kept, in CSR
+order (``row_ptr``, ``row_feat`` sorted within a row, ``row_code``); every other row of feature
+``f`` holds the value 0, code ``zero_code[f]``. A node's search gathers the entries of its rows,
+bucketed by feature (O(entries of the node)); a feature without entries there is constant (all
+zeros) and costs nothing. A feature's entries, sorted by code, and the node's zeros (the node's
+statistics minus its entries') form its histogram, scanned in code order with the arithmetic of
+:func:`~treebound._kernels.split_numeric.scan_histogram`. Growth itself — the order of the
+frontier, the features' (seeded) random order under ``max_features``, the constant-feature
+flags, the tie rules and the stopping rules — is that of :mod:`treebound._kernels.grow`, so the
+tree is the dense kernels' tree (bit for bit for the counting criteria under unit weights,
+where every statistic is an integer; up to rounding of sums otherwise).
+
+Numeric features only, without missing values (scikit-learn refuses NaN in a sparse ``X``
+too). Memory: the entries twice (CSR codes and the node buckets), O(n) per sample array, and a
+bitset of constant features per frontier node.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from treebound._config import JIT_OPTIONS, NO_NRT_INLINE_JIT_OPTIONS, njit
+from treebound._kernels.criteria import (
+    NO_RUNNING_SUMS,
+    RUNNING_SUMS,
+    TASK_REGRESSION,
+    add_sample_stats,
+    running_children_mass,
+    running_sums,
+    running_term_change,
+    stats_mass,
+    stats_weight,
+)
+from treebound._kernels.frontier import heap_pop, heap_push
+from treebound._kernels.growth_state import (
+    F_IMPURITY,
+    F_P_THRESHOLD,
+    F_PRIORITY,
+    F_THRESHOLD,
+    F_WEIGHT,
+    I_CONST_ROW,
+    I_DEPTH,
+    I_FEATURE,
+    I_FIRST_CHILD,
+    I_MISSING,
+    I_N_CHILDREN,
+    I_N_SAMPLES,
+    I_P_FEATURE,
+    I_P_LO_CODE,
+    I_SEG_START,
+    N_FLOAT_COLUMNS,
+    N_INT_COLUMNS,
+)
+from treebound._kernels.node_search import _record_test, next_random, stays_leaf
+from treebound._kernels.sorting import stable_argsort
+from treebound._kernels.split_numeric import midpoint_threshold
+
+_EPSILON = np.finfo(np.float64).eps
+
+
+@njit(**NO_NRT_INLINE_JIT_OPTIONS)
+def row_code(row_ptr, row_feat, row_code_, zero_code, s, f):
+    """Code of feature ``f`` in row ``s``: its stored entry's (binary search in the row), else
+    the code of 0."""
+    lo = row_ptr[s]
+    hi = row_ptr[s + 1]
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        g = row_feat[mid]
+        if g < f:
+            lo = mid + 1
+        elif g > f:
+            hi = mid
+        else:
+            return np.int64(row_code_[mid])
+    return zero_code[f]
+
+
+@njit(**NO_NRT_INLINE_JIT_OPTIONS)
+def _apply_group(h, width, running, criterion, left, right, sums, weight_left):
+    """Move a code's statistics ``h`` from the right child to the left one (scan_histogram's
+    update); returns the new left weight (``sums``: running sums of left and right)."""
+    if running == RUNNING_SUMS:
+        for k in range(width):
+            v = h[k]
+            cl = left[k]
+            cr = right[k]
+            sums[0] += running_term_change(criterion, cl, v)
+            sums[1] += running_term_change(criterion, cr, -v)
+            left[k] = cl + v
+            right[k] = cr - v
+            weight_left += v
+    elif running != NO_RUNNING_SUMS:
+        for k in range(width):
+            v = h[k]
+            if v != 0.0:
+                cl = left[k]
+                cr = right[k]
+                sums[0] += running_term_change(criterion, cl, v)
+                sums[1] += running_term_change(criterion, cr, -v)
+                left[k] = cl + v
+                right[k] = cr - v
+                weight_left += v
+    else:
+        for k in range(width):
+            left[k] += h[k]
+            right[k] -= h[k]
+    return weight_left
+
+
+@njit(**JIT_OPTIONS)
+def _scan_feature(codes, samples_of, m, order, zero, n_node, y_cls, y_val, w, task, width,
+                  criterion, parent, parent_off, parent_weight, parent_mass, min_samples_leaf,
+                  left, right, h, zeros, sums):
+    """Best cut of one feature at a node from its ``m`` entries (``codes``/``samples_of``,
+    visited in ``order``: by code) and its zeros (code ``zero``; statistics ``zeros``, count
+    ``n_node - m``): ``(gain, left_code, right_code, n_present)``, as scan_histogram."""
+    regression = task == TASK_REGRESSION
+    running = NO_RUNNING_SUMS if regression else running_sums(criterion, False)
+    sums[0] = 0.0
+    sums[1] = 0.0
+    for k in range(width):
+        left[k] = 0.0
+        right[k] = parent[parent_off + k]
+        if running != NO_RUNNING_SUMS:
+            sums[1] += running_term_change(criterion, 0.0, right[k])
+    weight_left = 0.0
+    best_gain = -np.inf
+    best_lo = -1
+    best_hi = -1
+    prev = -1
+    n_left = 0
+    n_present = 0
+    n_zero = n_node - m
+    zero_done = n_zero == 0
+    p = 0
+    while p < m or not zero_done:
+        # the next code in order: the entries' next code, or the zeros' when it comes first
+        entry_code = np.int64(codes[order[p]]) if p < m else np.int64(1) << 62
+        for k in range(width):
+            h[k] = 0.0
+        count = 0
+        if not zero_done and zero <= entry_code:
+            b = zero
+            for k in range(width):
+                h[k] = zeros[k]
+            count = n_zero
+            zero_done = True
+        else:
+            b = entry_code
+        while p < m and np.int64(codes[order[p]]) == b:
+            add_sample_stats(h, 0, samples_of[order[p]], y_cls, y_val, w, task)
+            count += 1
+            p += 1
+        n_present += 1
+        if prev >= 0:
+            if n_node - n_left < min_samples_leaf:
+                # no later cut leaves enough rows on the right (counting continues)
+                prev = b
+                n_left += count
+                continue
+            if n_left >= min_samples_leaf:
+                if running != NO_RUNNING_SUMS:
+                    child = running_children_mass(criterion, weight_left,
+                                                  parent_weight - weight_left, sums[0], sums[1])
+                else:
+                    child = stats_mass(left, 0, width, task, criterion) + \
+                        stats_mass(right, 0, width, task, criterion)
+                gain = parent_mass - child
+                if gain > best_gain:
+                    best_gain = gain
+                    best_lo = prev
+                    best_hi = b
+        weight_left = _apply_group(h, width, running, criterion, left, right, sums, weight_left)
+        n_left += count
+        prev = b
+    return best_gain, best_lo, best_hi, n_present
+
+
+@njit(**JIT_OPTIONS)
+def _gather(samples, start, end, row_ptr, row_feat, row_code_, count, touched, fstart, fpos,
+            ent_code, ent_sample):
+    """Bucket the stored entries of the rows ``samples[start:end]`` by feature: feature ``f``'s
+    are ``ent_*[fstart[f] : fstart[f] + count[f]]``; returns the number of features touched
+    (``touched[:t]``)."""
+    t = 0
+    for i in range(start, end):
+        s = samples[i]
+        for q in range(row_ptr[s], row_ptr[s + 1]):
+            f = row_feat[q]
+            if count[f] == 0:
+                touched[t] = f
+                t += 1
+            count[f] += 1
+    pos = 0
+    for j in range(t):
+        f = touched[j]
+        fstart[f] = pos
+        fpos[f] = pos
+        pos += count[f]
+    for i in range(start, end):
+        s = samples[i]
+        for q in range(row_ptr[s], row_ptr[s + 1]):
+            f = row_feat[q]
+            ent_code[fpos[f]] = row_code_[q]
+            ent_sample[fpos[f]] = s
+            fpos[f] += 1
+    return t
+
+
+@njit(**JIT_OPTIONS)
+def _gather_sorted(samples, start, end, row_ptr, row_feat, row_code_, value_offset, ccount,
+                   count, touched, fstart, ent_code, ent_sample):
+    """:func:`_gather` with every feature's entries in code order (stable), by one counting
+    sort over all the features' codes (``ccount``: zeros, one more than the codes): cheaper
+    than sorting each feature's entries when the node holds many entries."""
+    t = 0
+    for i in range(start, end):
+        s = samples[i]
+        for q in range(row_ptr[s], row_ptr[s + 1]):
+            f = row_feat[q]
+            if count[f] == 0:
+                touched[t] = f
+                t += 1
+            count[f] += 1
+            ccount[value_offset[f] + row_code_[q] + 1] += 1
+    total = ccount.shape[0] - 1
+    for g in range(total):
+        ccount[g + 1] += ccount[g]
+    for j in range(t):
+        f = touched[j]
+        fstart[f] = ccount[value_offset[f]]
+    for i in range(start, end):
+        s = samples[i]
+        for q in range(row_ptr[s], row_ptr[s + 1]):
+            g = value_offset[row_feat[q]] + row_code_[q]
+            p = ccount[g]
+            ent_code[p] = row_code_[q]
+            ent_sample[p] = s
+            ccount[g] = p + 1
+    for g in range(total + 1):
+        ccount[g] = 0
+    return t
+
+
+@njit(**JIT_OPTIONS)
+def _search(node, ints, floats, stats, samples, params, row_ptr, row_feat, row_code_, zero_code,
+            lo_values, hi_values, value_offset, y_cls, y_val, w, const_flags, n_features,
+            flagged, rng, ws):
+    """Find and record the best test of ``node`` (node_search.find_best_test for sparse rows):
+    ``ws`` holds the work arrays."""
+    (count, touched, fstart, fpos, ent_code, ent_sample, keys, perm, perm_scratch, cand, left,
+     right, h, zeros, sums, ccount, identity) = ws
+    task = params.task
+    width = params.width
+    criterion = params.criterion
+    ints[node, I_P_FEATURE] = -1
+    n_node = ints[node, I_N_SAMPLES]
+    weight = floats[node, F_WEIGHT]
+    impurity = floats[node, F_IMPURITY]
+    poff = node * width
+    sum_wy = stats[poff + 1] if task == TASK_REGRESSION else 0.0
+    if stays_leaf(n_node, ints[node, I_DEPTH], weight, impurity, sum_wy, task, params.max_depth,
+                  params.min_samples_split, params.min_samples_leaf):
+        return
+    start = ints[node, I_SEG_START]
+    end = start + n_node
+    parent_mass = stats_mass(stats, poff, width, task, criterion)
+    tie_tolerance = 1e-9 * parent_mass if task == TASK_REGRESSION else 0.0
+    n_entries = 0
+    for i in range(start, end):
+        n_entries += row_ptr[samples[i] + 1] - row_ptr[samples[i]]
+    # one counting sort of every code when the node's entries outnumber half the codes, else
+    # a sort of each feature's entries
+    presorted = 2 * n_entries >= ccount.shape[0]
+    if presorted:
+        t = _gather_sorted(samples, start, end, row_ptr, row_feat, row_code_, value_offset,
+                           ccount, count, touched, fstart, ent_code, ent_sample)
+    else:
+        t = _gather(samples, start, end, row_ptr, row_feat, row_code_, count, touched, fstart,
+                    fpos, ent_code, ent_sample)
+    const_row = ints[node, I_CONST_ROW]
+    # The candidates in index order: every feature not yet known constant (as the dense
+    # kernel); without a random subset only the features with entries here can be split.
+    n_cand = 0
+    if flagged:
+        for f in range(n_features):
+            if (const_flags[const_row, f >> 6] >> np.uint64(f & 63)) & np.uint64(1) == 0:
+                cand[n_cand] = f
+                n_cand += 1
+    else:
+        touched_sorted = np.sort(touched[:t])
+        for j in range(t):
+            cand[j] = touched_sorted[j]
+        n_cand = t
+    best_gain = -np.inf
+    best_feature = -1
+    best_lo = -1
+    best_threshold = np.nan
+    visited = 0
+    i = 0
+    max_features = params.max_features
+    shuffle = flagged and max_features < n_cand
+    while i < n_cand and visited < max_features:
+        if shuffle:
+            j = i + next_random(rng, n_cand - i)
+            tmp = cand[i]
+            cand[i] = cand[j]
+            cand[j] = tmp
+        f = cand[i]
+        i += 1
+        m = count[f]
+        n_present = 0
+        gain = -np.inf
+        lo = -1
+        hi = -1
+        if m > 0:
+            base = fstart[f]
+            order = identity
+            if not presorted:
+                for e in range(m):
+                    keys[e] = ent_code[base + e]
+                stable_argsort(keys, m, perm, perm_scratch)
+                order = perm
+            for k in range(width):
+                zeros[k] = stats[poff + k]
+            for e in range(m):
+                s = ent_sample[base + e]
+                if task == TASK_REGRESSION:
+                    zeros[0] -= w[s]
+                    zeros[1] -= w[s] * y_val[s]
+                    zeros[2] -= w[s] * y_val[s] * y_val[s]
+                else:
+                    zeros[y_cls[s]] -= w[s]
+            gain, lo, hi, n_present = _scan_feature(
+                ent_code[base:], ent_sample[base:], m, order, zero_code[f], n_node, y_cls, y_val,
+                w, task, width, criterion, stats, poff, weight, parent_mass,
+                params.min_samples_leaf, left, right, h, zeros, sums)
+        if n_present <= 1:
+            if flagged:
+                const_flags[const_row, f >> 6] |= np.uint64(1) << np.uint64(f & 63)
+            continue
+        visited += 1
+        if lo < 0:
+            continue
+        if gain > best_gain + tie_tolerance:
+            best_gain = gain
+            best_feature = f
+            best_lo = lo
+            off = value_offset[f]
+            best_threshold = midpoint_threshold(lo_values[off + hi], hi_values[off + lo])
+            if gain >= parent_mass:
+                break
+    for j in range(t):
+        count[touched[j]] = 0
+    if best_feature >= 0:
+        _record_test(node, ints, floats, params, weight, impurity, best_feature, best_lo,
+                     best_threshold, 2, -1, best_gain)
+
+
+@njit(**JIT_OPTIONS)
+def _grown(a, rows):
+    out = np.empty((rows,) + a.shape[1:], dtype=a.dtype)
+    out[: a.shape[0]] = a
+    return out
+
+
+@njit(**JIT_OPTIONS)
+def grow_sparse(row_ptr, row_feat, row_code_, zero_code, n_features, lo_values, hi_values,
+                value_offset, y_cls, y_val, w, params, seed):
+    """Grow a tree on sparse rows; returns the node arrays of
+    :func:`treebound._kernels.grow.grow_tree` (int columns, float columns, statistics, an empty
+    map pool)."""
+    n = y_cls.shape[0]
+    task = params.task
+    width = params.width
+    max_leaf_nodes = params.max_leaf_nodes
+    cap = 64
+    ints = np.empty((cap, N_INT_COLUMNS), dtype=np.int64)
+    floats = np.empty((cap, N_FLOAT_COLUMNS), dtype=np.float64)
+    stats = np.empty(cap * width, dtype=np.float64)
+    samples = np.arange(n).astype(np.int32)
+    tmp = np.empty(n, dtype=np.int32)
+    nnz = row_feat.shape[0]
+    flagged = params.max_features < n_features
+    n_words = (n_features + 63) // 64 if flagged else 1
+    const_flags = np.zeros((16, n_words), dtype=np.uint64)
+    free_const = list(range(15, -1, -1))
+    rng = np.array([seed], dtype=np.int64).view(np.uint64)
+    ws = (np.zeros(n_features, dtype=np.int64), np.empty(n_features, dtype=np.int64),
+          np.empty(n_features, dtype=np.int64), np.empty(n_features, dtype=np.int64),
+          np.empty(nnz, dtype=np.int32), np.empty(nnz, dtype=np.int32),
+          np.empty(max(n, 1), dtype=np.int64), np.empty(max(n, 1), dtype=np.int64),
+          np.empty(max(n, 1), dtype=np.int64), np.empty(n_features, dtype=np.int64),
+          np.empty(width), np.empty(width), np.empty(width), np.empty(width), np.empty(2),
+          np.zeros(lo_values.shape[0] + 1, dtype=np.int64), np.arange(max(n, 1)))
+    child_stats = np.empty(2 * width)
+    frontier = np.empty(64, dtype=np.int64)
+    frontier_keys = np.empty(64, dtype=np.float64)
+    n_frontier = 0
+    # the root
+    for col in range(N_INT_COLUMNS):
+        ints[0, col] = -1
+    for col in range(N_FLOAT_COLUMNS):
+        floats[0, col] = 0.0
+    for k in range(width):
+        stats[k] = 0.0
+    for s in range(n):
+        add_sample_stats(stats, 0, s, y_cls, y_val, w, task)
+    root_weight = stats_weight(stats, 0, width, task)
+    ints[0, I_N_CHILDREN] = 0
+    ints[0, I_N_SAMPLES] = n
+    ints[0, I_DEPTH] = 0
+    ints[0, I_SEG_START] = 0
+    floats[0, F_WEIGHT] = root_weight
+    floats[0, F_IMPURITY] = stats_mass(stats, 0, width, task, params.criterion) / root_weight
+    floats[0, F_THRESHOLD] = np.nan
+    ints[0, I_CONST_ROW] = free_const.pop()
+    n_nodes = 1
+    n_leaves = 1
+    first = 0
+    k_new = 1
+    while True:
+        for c in range(first, first + k_new):
+            _search(c, ints, floats, stats, samples, params, row_ptr, row_feat, row_code_,
+                    zero_code, lo_values, hi_values, value_offset, y_cls, y_val, w,
+                    const_flags, n_features, flagged, rng, ws)
+            if ints[c, I_P_FEATURE] < 0:
+                free_const.append(ints[c, I_CONST_ROW])
+        if n_frontier + k_new > frontier.shape[0]:
+            frontier = _grown(frontier, 2 * (n_frontier + k_new))
+            frontier_keys = _grown(frontier_keys, 2 * (n_frontier + k_new))
+        if max_leaf_nodes > 0:
+            for c in range(first, first + k_new):
+                if ints[c, I_P_FEATURE] >= 0:
+                    n_frontier = heap_push(frontier_keys, frontier, n_frontier,
+                                           -floats[c, F_PRIORITY], c)
+        else:
+            for c in range(first + k_new - 1, first - 1, -1):
+                if ints[c, I_P_FEATURE] >= 0:
+                    frontier[n_frontier] = c
+                    n_frontier += 1
+        if n_frontier == 0 or (max_leaf_nodes > 0 and n_leaves >= max_leaf_nodes):
+            break
+        if max_leaf_nodes > 0:
+            node, n_frontier = heap_pop(frontier_keys, frontier, n_frontier)
+        else:
+            n_frontier -= 1
+            node = frontier[n_frontier]
+        # route the node's rows (stable partition) and sum the children's statistics
+        f = ints[node, I_P_FEATURE]
+        lo_code = ints[node, I_P_LO_CODE]
+        start = ints[node, I_SEG_START]
+        end = start + ints[node, I_N_SAMPLES]
+        for k in range(2 * width):
+            child_stats[k] = 0.0
+        write = start
+        n_right = 0
+        for i in range(start, end):
+            s = samples[i]
+            slot = 0 if row_code(row_ptr, row_feat, row_code_, zero_code, s, f) <= lo_code else 1
+            add_sample_stats(child_stats, slot * width, s, y_cls, y_val, w, task)
+            if slot == 0:
+                samples[write] = s
+                write += 1
+            else:
+                tmp[n_right] = s
+                n_right += 1
+        for j in range(n_right):
+            samples[write + j] = tmp[j]
+        n_left = write - start
+        ints[node, I_MISSING] = 0 if n_left > n_right else 1
+        # the children
+        if n_nodes + 2 > ints.shape[0]:
+            rows = 2 * (n_nodes + 2)
+            ints = _grown(ints, rows)
+            floats = _grown(floats, rows)
+            stats = _grown(stats.reshape(-1, width), rows).reshape(-1)
+        if len(free_const) < 2:
+            old = const_flags.shape[0]
+            const_flags = _grown(const_flags, 2 * old)
+            for r in range(2 * old - 1, old - 1, -1):
+                free_const.append(r)
+        first = n_nodes
+        n_nodes += 2
+        n_leaves += 1
+        ints[node, I_FIRST_CHILD] = first
+        ints[node, I_N_CHILDREN] = 2
+        ints[node, I_FEATURE] = f
+        floats[node, F_THRESHOLD] = floats[node, F_P_THRESHOLD]
+        parent_row = ints[node, I_CONST_ROW]
+        for j in range(2):
+            c = first + j
+            for col in range(N_INT_COLUMNS):
+                ints[c, col] = -1
+            for col in range(N_FLOAT_COLUMNS):
+                floats[c, col] = 0.0
+            floats[c, F_THRESHOLD] = np.nan
+            ints[c, I_N_CHILDREN] = 0
+            ints[c, I_N_SAMPLES] = n_left if j == 0 else n_right
+            ints[c, I_DEPTH] = ints[node, I_DEPTH] + 1
+            ints[c, I_SEG_START] = start if j == 0 else start + n_left
+            for k in range(width):
+                stats[c * width + k] = child_stats[j * width + k]
+            cw = stats_weight(stats, c * width, width, task)
+            floats[c, F_WEIGHT] = cw
+            floats[c, F_IMPURITY] = (stats_mass(stats, c * width, width, task, params.criterion)
+                                     / cw if cw > 0 else 0.0)
+            row = free_const.pop()
+            for q in range(n_words):
+                const_flags[row, q] = const_flags[parent_row, q]
+            ints[c, I_CONST_ROW] = row
+        free_const.append(parent_row)
+        k_new = 2
+    return (ints[:n_nodes].copy(), floats[:n_nodes].copy(),
+            stats[: n_nodes * width].copy().reshape((n_nodes, width)),
+            np.empty(0, dtype=np.int64))
