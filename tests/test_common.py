@@ -30,8 +30,9 @@ def _expected_failures(estimator) -> dict:
     if getattr(estimator, "pruning", None) in ("ccp_cv", "mcart_cv"):
         # K folds cut a repeated row into different folds than one row of weight 2: the CV
         # estimate, hence the chosen alpha, legitimately differs.
-        return {"check_sample_weight_equivalence_on_dense_data":
-                "cross-validation folds are drawn over rows, not weight"}
+        reason = "cross-validation folds are drawn over rows, not weight"
+        return {"check_sample_weight_equivalence_on_dense_data": reason,
+                "check_sample_weight_equivalence_on_sparse_data": reason}
     return {}
 
 

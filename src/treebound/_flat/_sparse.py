@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import numpy as np
 import scipy.sparse as sp
-from sklearn.utils import check_array
 
 __all__ = ["BLOCK_CELLS", "DENSE_CELLS", "is_sparse", "row_blocks", "sparse_features"]
 
@@ -31,8 +30,17 @@ def is_sparse(X) -> bool:
 def sparse_features(X, layout: str):
     """``X`` (sparse) as float64: dense when small, else compressed ``layout`` ("csc" or "csr")
     with sorted indices and no duplicates."""
-    X = check_array(X, dtype=np.float64, accept_sparse=["csr", "csc", "coo"], ensure_2d=True,
-                    ensure_all_finite=True, input_name="X")
+    # scipy alone (importing the flat tree must not load the estimator stack): the checks
+    # scikit-learn's check_array makes on a sparse X, with its messages
+    X = sp.csr_matrix(X, dtype=np.float64) if layout == "csr" else sp.csc_matrix(
+        X, dtype=np.float64)
+    if X.ndim != 2 or X.shape[0] < 1 or X.shape[1] < 1:
+        raise ValueError(f"Found array with shape {X.shape}: a 2-D X with at least one row and "
+                         "one feature is required")
+    if not np.isfinite(X.data).all():
+        what = "NaN" if np.isnan(X.data).any() else "infinity or a value too large for " \
+            "dtype('float64')"
+        raise ValueError(f"Input X contains {what}.")
     if X.shape[0] * X.shape[1] <= DENSE_CELLS:
         return np.ascontiguousarray(X.toarray())
     X = sp.csc_matrix(X) if layout == "csc" else sp.csr_matrix(X)
