@@ -286,11 +286,15 @@ def _search(node, ints, floats, stats, samples, params, row_ptr, row_feat, row_c
     # The candidates in index order: every feature not yet known constant (as the dense
     # kernel); without a random subset only the features with entries here can be split.
     n_cand = 0
+    n_unknown = 0
     if flagged:
+        # scikit-learn's draws, as the dense kernel: among every feature, those known constant
+        # here included (they count as visited)
         for f in range(n_features):
+            cand[n_cand] = f
+            n_cand += 1
             if (const_flags[const_row, f >> 6] >> np.uint64(f & 63)) & np.uint64(1) == 0:
-                cand[n_cand] = f
-                n_cand += 1
+                n_unknown += 1
     else:
         touched_sorted = np.sort(touched[:t])
         for j in range(t):
@@ -301,17 +305,26 @@ def _search(node, ints, floats, stats, samples, params, row_ptr, row_feat, row_c
     best_lo = -1
     best_threshold = np.nan
     visited = 0
+    n_constant_seen = 0
     i = 0
     max_features = params.max_features
-    shuffle = flagged and max_features < n_cand
-    while i < n_cand and visited < max_features:
+    shuffle = flagged
+    while i < n_cand:
         if shuffle:
+            if n_unknown == 0 or (visited >= max_features and visited > n_constant_seen):
+                break
             j = i + next_random(rng, n_cand - i)
             tmp = cand[i]
             cand[i] = cand[j]
             cand[j] = tmp
         f = cand[i]
         i += 1
+        if shuffle:
+            visited += 1
+            if (const_flags[const_row, f >> 6] >> np.uint64(f & 63)) & np.uint64(1) != 0:
+                n_constant_seen += 1
+                continue
+            n_unknown -= 1
         m = count[f]
         n_present = 0
         gain = -np.inf
@@ -342,8 +355,8 @@ def _search(node, ints, floats, stats, samples, params, row_ptr, row_feat, row_c
         if n_present <= 1:
             if flagged:
                 const_flags[const_row, f >> 6] |= np.uint64(1) << np.uint64(f & 63)
+                n_constant_seen += 1
             continue
-        visited += 1
         if lo < 0:
             continue
         if gain > best_gain + tie_tolerance:
