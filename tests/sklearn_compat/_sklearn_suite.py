@@ -184,12 +184,6 @@ def _criterion(*names: str):
     return lambda params: params.get("criterion") in names
 
 
-def _sparse_splitter_or_missing(params: dict) -> bool:
-    """test_monotonic_tree's instances given sparse X or NaN (each one has a csc_container
-    parameter, used only when sparse_splitter is set)."""
-    return params.get("sparse_splitter") is True or _missing(params)
-
-
 def _splitter_random(params: dict) -> bool:
     return params.get("splitter") == "random"
 
@@ -216,8 +210,8 @@ class Expected:
 EXPECTED_FAILURES: list[Expected] = [
     # ---- nan: NaN and scipy.sparse X, everywhere
     # NaN in X passes; what still fails with NaN is the regression criteria (kern, below)
-    *(Expected(f"test_monotonic_tree::{t}", "nan", "NaN or scipy.sparse X with monotonic_cst",
-               _sparse_splitter_or_missing) for t in (
+    *(Expected(f"test_monotonic_tree::{t}", "nan", "NaN with monotonic_cst",
+               _missing) for t in (
         "test_monotonic_constraints_classifications", "test_monotonic_constraints_regressions",
         "test_1d_tree_nodes_values", "test_nd_tree_nodes_values")),
     # ---- kern: criteria, random splits, monotonic constraints, multi-output growth
@@ -227,6 +221,11 @@ EXPECTED_FAILURES: list[Expected] = [
     Expected("test_tree::test_missing_values_poisson", "kern", "criterion poisson with NaN in X"),
     *(Expected(f"test_tree::{t}", "kern", "multi-output y in growth") for t in (
         "test_multioutput", "test_classes_shape", "test_class_weights")),
+    # these fit every dataset of the suite, the multi-label one included (scipy.sparse X passes)
+    *(Expected(f"test_tree::{t}", "kern", "multi-output y in growth") for t in (
+        "test_min_weight_fraction_leaf_on_sparse_input",
+        "test_min_weight_fraction_leaf_with_min_samples_leaf_on_sparse_input")),
+    Expected("test_tree::test_sparse_input", "kern", "multi-output y in growth", _multilabel),
     *(Expected(f"test_tree::{t}", "kern", "multi-output y in growth", _multilabel) for t in (
         "test_prune_tree_classifier_are_subtrees", "test_prune_tree_regression_are_subtrees")),
     Expected("test_monotonic_tree::test_multiple_output_raises", "kern",
