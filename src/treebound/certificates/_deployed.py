@@ -227,10 +227,11 @@ def from_sklearn(model, X) -> DeployedTree:
     ----------
     model : sklearn.tree.DecisionTreeClassifier or ExtraTreeClassifier
         Fitted, single-output.
-    X : array-like of shape (n_rows, n_features)
+    X : array-like or scipy.sparse matrix of shape (n_rows, n_features)
         The rows (read as float32, as scikit-learn's trees do); NaN is a missing value when the
         model routes missing values (scikit-learn 1.3 and later: ``tree_.missing_go_to_left``),
-        as its ``predict`` does.
+        as its ``predict`` does. A sparse ``X`` is read as the dense columns the tree tests
+        (:func:`tested_columns`), never densified whole.
 
     Returns
     -------
@@ -249,10 +250,15 @@ def from_sklearn(model, X) -> DeployedTree:
     if getattr(model, "n_outputs_", 1) != 1:
         raise ValueError(f"certify needs a single-output classifier; this "
                          f"{type(model).__name__} has {model.n_outputs_} outputs")
-    X32 = validate_data(model, X, reset=False, dtype=np.float32,
-                        ensure_all_finite="allow-nan" if _routes_missing(model) else True)
+    # scikit-learn's predict: float32 values, a sparse X as compressed rows (NaN refused there)
+    allow_nan = _routes_missing(model) and not is_sparse(X)
+    X32 = validate_data(model, X, reset=False, dtype=np.float32, accept_sparse="csr",
+                        ensure_all_finite="allow-nan" if allow_nan else True)
     tree = _tree_from_sklearn(model.tree_)
-    features = np.asarray(X32, dtype=np.float64)
+    if is_sparse(X32):
+        tree, features = tested_columns(tree, X32)
+    else:
+        features = np.asarray(X32, dtype=np.float64)
     return DeployedTree(tree=tree, features=features, classes=np.asarray(model.classes_),
                         leaf_class=tree.majority_class,
                         n_categories=np.zeros(model.n_features_in_, dtype=np.int64),
