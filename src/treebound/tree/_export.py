@@ -11,22 +11,27 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from treebound._flat._missing import default_missing_child
 from treebound._flat._sklearn_view import as_flat
 from treebound._flat._storage import Tree
 
 
 @dataclass(frozen=True)
 class Condition:
-    """One test on a path: ``feature <= value``, ``feature > value`` or ``feature in {...}``.
+    """One test on a path: ``feature <= value``, ``feature > value``, ``feature in {...}``, or
+    whether the feature is present or missing (NaN).
 
     Parameters
     ----------
     feature : str
         Name of the tested feature.
-    op : {"<=", ">", "in"}
-        The comparison.
+    op : {"<=", ">", "in", "present", "missing"}
+        The comparison (``"present"``/``"missing"``: the test "value present", a threshold
+        ``+inf``; ``value`` is then unused).
     value : float or tuple
         The threshold, or the categories sent this way (``"in"``).
+    or_missing : bool, default=False
+        Whether a missing value of a numeric feature takes this way too (``x <= t or missing``).
 
     Examples
     --------
@@ -34,18 +39,24 @@ class Condition:
     ('petal length <= 2.45', 'color in {red, blue}')
     >>> str(Condition("color", "in", ("red",)))
     'color = red'
+    >>> str(Condition("age", "<=", 40.5, or_missing=True)), str(Condition("age", "missing", None))
+    ('age <= 40.5 or missing', 'age is missing')
     """
 
     feature: str
-    op: str  # "<=", ">", "in"
-    value: float | tuple
+    op: str  # "<=", ">", "in", "present", "missing"
+    value: float | tuple | None
+    or_missing: bool = False
 
     def __str__(self) -> str:
+        if self.op in ("present", "missing"):
+            return f"{self.feature} is {self.op}"
         if self.op == "in":
             if len(self.value) == 1:
                 return f"{self.feature} = {_fmt_category(self.value[0])}"
             return f"{self.feature} in {{{', '.join(_fmt_category(v) for v in self.value)}}}"
-        return f"{self.feature} {self.op} {_fmt_number(self.value)}"
+        text = f"{self.feature} {self.op} {_fmt_number(self.value)}"
+        return text + " or missing" if self.or_missing else text
 
 
 @dataclass(frozen=True)
@@ -87,9 +98,37 @@ class _View:
     feature_names: list[str]
     categories: list[list | None]
     classes: list | None
+    #: whether the conditions say where a missing value goes (:func:`shows_missing`)
+    missing: bool = False
 
 
-def _view(model, feature_names=None, class_names=None) -> _View:
+def routes_missing_learned(tree: Tree) -> bool:
+    """Whether a tree routes missing values other than by the default rule somewhere (a node
+    whose ``missing_child`` is not the child with more training rows, or a test "value
+    present"): the trace that it was fitted on rows with missing values."""
+    internal = (tree.first_child >= 0) & (tree.category_offset < 0)
+    if not internal.any():
+        return False
+    if np.any(tree.threshold[internal] == np.inf):
+        return True
+    return bool(np.any(tree.missing_child[internal] != default_missing_child(tree)[internal]))
+
+
+def shows_missing(tree: Tree, show_missing, fitted_with_missing=None) -> bool:
+    """``show_missing`` of the exporters: ``True``, ``False``, or ``"auto"``: shown when the
+    estimator was fitted on rows with a missing value (``fitted_with_missing``), and for a
+    bare tree or a model that does not say, when the tree's routing of missing values is not
+    the default rule's (:func:`routes_missing_learned`)."""
+    if isinstance(show_missing, bool | np.bool_):
+        return bool(show_missing)
+    if isinstance(show_missing, str) and show_missing == "auto":
+        if fitted_with_missing is not None:
+            return bool(fitted_with_missing)
+        return routes_missing_learned(tree)
+    raise ValueError(f"show_missing must be True, False or 'auto', got {show_missing!r}")
+
+
+def _view(model, feature_names=None, class_names=None, show_missing=False) -> _View:
     model = as_flat(model)
     if isinstance(model, Tree):
         tree = model
@@ -97,7 +136,7 @@ def _view(model, feature_names=None, class_names=None) -> _View:
         cats = [None if q == 0 else list(range(q)) for q in tree.n_categories]
         classes = None if tree.task == "regression" else (
             list(class_names) if class_names is not None else list(range(tree.n_classes)))
-        return _View(tree, list(names), cats, classes)
+        return _View(tree, list(names), cats, classes, shows_missing(tree, show_missing))
     tree = as_flat(model.tree_)
     if feature_names is None:
         if hasattr(model, "feature_names_in_"):
@@ -109,7 +148,8 @@ def _view(model, feature_names=None, class_names=None) -> _View:
     classes = None
     if tree.task == "classification":
         classes = list(class_names) if class_names is not None else list(model.classes_.tolist())
-    return _View(tree, list(feature_names), list(model.encoder_.categories), classes)
+    return _View(tree, list(feature_names), list(model.encoder_.categories), classes,
+                 shows_missing(tree, show_missing, model.__dict__.get("_missing_in_fit")))
 
 
 def _fmt_number(v: float) -> str:
@@ -129,7 +169,11 @@ def _child_conditions(view: _View, node: int) -> list[Condition]:
     off = int(tree.category_offset[node])
     if off < 0:
         thr = float(tree.threshold[node])
-        return [Condition(name, "<=", thr), Condition(name, ">", thr)]
+        missing_slot = int(tree.missing_child[node])
+        if thr == np.inf and missing_slot == 1:  # the test "value present"
+            return [Condition(name, "present", None), Condition(name, "missing", None)]
+        shown = [view.missing and missing_slot == j for j in range(2)]
+        return [Condition(name, "<=", thr, shown[0]), Condition(name, ">", thr, shown[1])]
     cats = view.categories[f]
     width = int(tree.n_categories[f])
     slots = tree.category_child[off : off + width]
@@ -138,34 +182,39 @@ def _child_conditions(view: _View, node: int) -> list[Condition]:
 
 
 def _simplify(conditions: list[Condition]) -> tuple[Condition, ...]:
-    """Merge repeated tests of a feature on one path (tightest bounds, intersected sets)."""
+    """Merge repeated tests of a feature on one path (tightest bounds, intersected sets; a
+    bound lets missing values through only if every test it merges does)."""
     upper: dict[str, float] = {}
     lower: dict[str, float] = {}
     sets: dict[str, tuple] = {}
+    missing: dict[tuple[str, str], bool] = {}
     order: list[tuple[str, str]] = []
     for c in conditions:
-        key = (c.feature, "in" if c.op == "in" else c.op)
+        key = (c.feature, c.op)
         if key not in order:
             order.append(key)
+        missing[key] = missing.get(key, True) and c.or_missing
         if c.op == "<=":
             upper[c.feature] = min(upper.get(c.feature, np.inf), c.value)
         elif c.op == ">":
             lower[c.feature] = max(lower.get(c.feature, -np.inf), c.value)
-        else:
+        elif c.op == "in":
             prev = sets.get(c.feature)
             sets[c.feature] = c.value if prev is None else tuple(v for v in prev if v in c.value)
     out = []
     for feature, op in order:
         if op == "<=":
-            out.append(Condition(feature, "<=", upper[feature]))
+            out.append(Condition(feature, "<=", upper[feature], missing[feature, op]))
         elif op == ">":
-            out.append(Condition(feature, ">", lower[feature]))
-        else:
+            out.append(Condition(feature, ">", lower[feature], missing[feature, op]))
+        elif op == "in":
             out.append(Condition(feature, "in", sets[feature]))
+        else:
+            out.append(Condition(feature, op, None))
     return tuple(out)
 
 
-def leaf_rules(model, *, feature_names=None, class_names=None) -> list[Rule]:
+def leaf_rules(model, *, feature_names=None, class_names=None, show_missing="auto") -> list[Rule]:
     """One rule per leaf (left-to-right order), with the leaf's prediction and confidence.
 
     Parameters
@@ -178,6 +227,11 @@ def leaf_rules(model, *, feature_names=None, class_names=None) -> list[Rule]:
         Override the feature names.
     class_names : list, optional
         Override the class labels (classification).
+    show_missing : bool or "auto", default="auto"
+        Say where a missing value (NaN) of a numeric feature goes: ``x <= t or missing``.
+        ``"auto"``: when the tree was fitted on rows with missing values (its routing of them
+        is not everywhere the default, the child with more training rows). A test "value
+        present" always reads ``x is present`` / ``x is missing``.
 
     Returns
     -------
@@ -195,7 +249,7 @@ def leaf_rules(model, *, feature_names=None, class_names=None) -> list[Rule]:
     (x2 > 2.45) and (x3 <= 1.75) -> 1 54 0.907
     (x2 > 2.45) and (x3 > 1.75) -> 2 46 0.978
     """
-    view = _view(model, feature_names, class_names)
+    view = _view(model, feature_names, class_names, show_missing)
     tree = view.tree
     rules: list[Rule] = []
     # Iterative preorder (leaves left to right); each item carries its path's conditions.
@@ -221,7 +275,7 @@ def leaf_rules(model, *, feature_names=None, class_names=None) -> list[Rule]:
     return rules
 
 
-def to_rules(model, *, feature_names=None, class_names=None):
+def to_rules(model, *, feature_names=None, class_names=None, show_missing="auto"):
     """The tree as rules: a DNF per class.
 
     Parameters
@@ -234,6 +288,11 @@ def to_rules(model, *, feature_names=None, class_names=None):
         Override the feature names.
     class_names : list, optional
         Override the class labels (classification).
+    show_missing : bool or "auto", default="auto"
+        Say where a missing value (NaN) of a numeric feature goes: ``x <= t or missing``.
+        ``"auto"``: when the tree was fitted on rows with missing values (its routing of them
+        is not everywhere the default, the child with more training rows). A test "value
+        present" always reads ``x is present`` / ``x is missing``.
 
     Returns
     -------
@@ -251,7 +310,8 @@ def to_rules(model, *, feature_names=None, class_names=None):
     >>> print(" OR ".join(str(r) for r in rules))
     (x20 <= 16.795) and (x27 <= 0.1358) OR (x20 > 16.795) and (x1 <= 16.11)
     """
-    rules = leaf_rules(model, feature_names=feature_names, class_names=class_names)
+    rules = leaf_rules(model, feature_names=feature_names, class_names=class_names,
+                       show_missing=show_missing)
     view = _view(model, feature_names, class_names)
     if view.classes is not None and len(view.classes) == 2:
         positive = view.classes[1]
@@ -262,7 +322,7 @@ def to_rules(model, *, feature_names=None, class_names=None):
     return grouped
 
 
-def format_rules(model, *, feature_names=None, class_names=None) -> str:
+def format_rules(model, *, feature_names=None, class_names=None, show_missing="auto") -> str:
     """Readable text of :func:`to_rules`: ``IF ... THEN class`` lines with the leaf's training
     rows and the share of them it classifies right (training accuracy).
 
@@ -276,6 +336,11 @@ def format_rules(model, *, feature_names=None, class_names=None) -> str:
         Override the feature names.
     class_names : list, optional
         Override the class labels (classification).
+    show_missing : bool or "auto", default="auto"
+        Say where a missing value (NaN) of a numeric feature goes: ``x <= t or missing``.
+        ``"auto"``: when the tree was fitted on rows with missing values (its routing of them
+        is not everywhere the default, the child with more training rows). A test "value
+        present" always reads ``x is present`` / ``x is missing``.
 
     Returns
     -------
@@ -294,7 +359,8 @@ def format_rules(model, *, feature_names=None, class_names=None) -> str:
     IF (x2 > 2.45) and (x3 <= 1.75) THEN 1   [training accuracy 0.907, 54 training rows]
     IF (x2 > 2.45) and (x3 > 1.75) THEN 2   [training accuracy 0.978, 46 training rows]
     """
-    rules = leaf_rules(model, feature_names=feature_names, class_names=class_names)
+    rules = leaf_rules(model, feature_names=feature_names, class_names=class_names,
+                       show_missing=show_missing)
     view = _view(model, feature_names, class_names)
     lines = []
     if view.classes is not None and len(view.classes) == 2:

@@ -17,6 +17,7 @@ from sklearn.utils.validation import validate_data
 
 from treebound._estimator._base import BaseTreeEstimator, check_two_dimensional
 from treebound._flat._encoding import HANDLE_UNKNOWN, FeatureEncoder, resolve_categorical
+from treebound._flat._sparse import is_sparse
 from treebound._validation import InstanceOf, Interval, Options, RealNotInt, external_stacklevel
 from treebound.pruning._registry import METHODS as PRUNING_METHODS
 from treebound.tree._builder import CATEGORICAL_SPLITS, GROWTH_POLICIES, SPLITTERS, GrowthSettings
@@ -246,6 +247,8 @@ class GreedyTree(SklearnTreeMixin, BaseTreeEstimator):
                                 pruning_params=self.pruning_params,
                                 ccp_alpha=float(self.ccp_alpha))
         self.tree_ = tree
+        # whether the rows held a missing value: the exporters then say where missing values go
+        self._missing_in_fit = not is_sparse(X_enc) and bool(np.isnan(X_enc).any())
         set_pruning_state(self, result)
         return self
 
@@ -262,11 +265,18 @@ class GreedyTree(SklearnTreeMixin, BaseTreeEstimator):
 
     def _extra_state(self) -> dict:
         # the model file keeps the key "bound" (format version 1)
-        return {"bound": getattr(self, "pruning_objective_", None),
-                "pruning_path": [list(p) for p in getattr(self, "pruning_path_", [])],
-                "pruning_info": getattr(self, "pruning_info_", {})}
+        state = {"bound": getattr(self, "pruning_objective_", None),
+                 "pruning_path": [list(p) for p in getattr(self, "pruning_path_", [])],
+                 "pruning_info": getattr(self, "pruning_info_", {})}
+        if "_missing_in_fit" in self.__dict__:
+            state["missing_values"] = self._missing_in_fit
+        return state
 
     def _restore_extra_state(self, extra: dict) -> None:
+        if "missing_values" in extra:  # files written before it: the exporters guess
+            if not isinstance(extra["missing_values"], bool):
+                raise ValueError("model field extra.missing_values must be true or false")
+            self._missing_in_fit = extra["missing_values"]
         bound = extra.get("bound")
         if bound is not None and (isinstance(bound, bool) or not isinstance(bound, int | float)):
             raise ValueError("model field extra.bound must be a number or null")

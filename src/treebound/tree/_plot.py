@@ -180,7 +180,7 @@ def plot_tree(decision_tree, ax=None, *, max_depth: int | str | None = "auto",
               feature_names=None, class_names=None, label: str = "all", filled: bool = False,
               impurity: bool = True, node_ids: bool = False, proportion: bool = False,
               rounded: bool = False, precision: int = 3, fontsize: float | None = None,
-              max_leaves: int = DEFAULT_MAX_LEAVES, show_counts=None):
+              max_leaves: int = DEFAULT_MAX_LEAVES, show_counts=None, show_missing="auto"):
     """Draw a tree with matplotlib: scikit-learn's ``plot_tree``, for treebound's trees.
 
     Every box holds what scikit-learn writes in it (the test, the impurity, the rows, the
@@ -228,6 +228,10 @@ def plot_tree(decision_tree, ax=None, *, max_depth: int | str | None = "auto",
     show_counts : bool, optional
         Deprecated and without effect (the boxes hold scikit-learn's content; ``label`` and
         ``impurity`` choose it); removed in the next release.
+    show_missing : bool or "auto", default="auto"
+        Write under a numeric test which child a missing value (NaN) takes (``missing:
+        left``). ``"auto"``: when the tree was fitted on rows with missing values (its routing
+        of them is not everywhere the default, the child with more training rows).
 
     Returns
     -------
@@ -258,7 +262,8 @@ def plot_tree(decision_tree, ax=None, *, max_depth: int | str | None = "auto",
                       stacklevel=external_stacklevel())
     validate_parameters("plot_tree", {"label": label, "precision": precision},
                         _PLOT_CONSTRAINTS)
-    view = resolve_names(decision_tree, feature_names, class_names, "x[{}]", "plot_tree")
+    view = resolve_names(decision_tree, feature_names, class_names, "x[{}]", "plot_tree",
+                         show_missing)
     tree = view.tree
     values = sklearn_values(decision_tree, tree)
     criterion = getattr(decision_tree, "criterion", "impurity")

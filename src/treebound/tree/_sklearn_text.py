@@ -38,7 +38,7 @@ def _check_fitted(decision_tree) -> None:
 
 
 def resolve_names(decision_tree, feature_names, class_names, default_feature: str,
-                  owner: str) -> _View:
+                  owner: str, show_missing="auto") -> _View:
     """The tree with the names its text shows: ``feature_names`` (checked against the number of
     features), else those of ``fit``, else ``default_feature.format(j)``; ``class_names``
     (checked against the classes), else ``classes_``, else the class indices."""
@@ -59,7 +59,7 @@ def resolve_names(decision_tree, feature_names, class_names, default_feature: st
                              f"items as `decision_tree.classes_`. Got {len(class_names)} while "
                              f"the tree was fitted with {flat.n_classes} classes.")
     return _view(decision_tree, feature_names,
-                 None if class_names is True else class_names)
+                 None if class_names is True else class_names, show_missing)
 
 
 def sklearn_values(decision_tree, flat: Tree) -> np.ndarray:
@@ -86,21 +86,25 @@ def _fixed(value: float, decimals: int) -> str:
     return f"{value:.{decimals}f}"
 
 
+def _or_missing(cond) -> str:
+    return " or missing" if cond.or_missing else ""
+
+
 def _child_lines(view: _View, node: int, decimals: int) -> list[str]:
     """The test outcome leading to each child of ``node``, as scikit-learn writes it."""
     lines = []
     for cond in _child_conditions(view, node):
         if cond.op == "<=":
-            lines.append(f"{cond.feature} <= {_fixed(cond.value, decimals)}")
+            lines.append(f"{cond.feature} <= {_fixed(cond.value, decimals)}{_or_missing(cond)}")
         elif cond.op == ">":
-            lines.append(f"{cond.feature} >  {_fixed(cond.value, decimals)}")
+            lines.append(f"{cond.feature} >  {_fixed(cond.value, decimals)}{_or_missing(cond)}")
         else:
             lines.append(str(cond))
     return lines
 
 
 def export_text(decision_tree, *, feature_names=None, class_names=None, max_depth=10, spacing=3,
-                decimals=2, show_weights=False, show_counts=None) -> str:
+                decimals=2, show_weights=False, show_counts=None, show_missing="auto") -> str:
     """Text report of the rules of a tree: scikit-learn's ``export_text``, for treebound's trees.
 
     Parameters
@@ -123,6 +127,11 @@ def export_text(decision_tree, *, feature_names=None, class_names=None, max_dept
         Write each leaf's weighted class counts (classification).
     show_counts : bool, optional
         Former name of ``show_weights`` (deprecated, removed in the next release).
+    show_missing : bool or "auto", default="auto"
+        Write where a missing value (NaN) goes: ``feature_3 <= 0.50 or missing``. ``"auto"``:
+        when the tree was fitted on rows with missing values (its routing of them is not
+        everywhere the default, the child with more training rows); scikit-learn's text has
+        no such words. A test "value present" reads ``feature_3 is present`` / ``is missing``.
 
     Returns
     -------
@@ -158,7 +167,8 @@ def export_text(decision_tree, *, feature_names=None, class_names=None, max_dept
     validate_parameters("export_text", {"max_depth": max_depth, "spacing": spacing,
                                         "decimals": decimals, "show_weights": show_weights},
                         _TEXT_CONSTRAINTS)
-    view = resolve_names(decision_tree, feature_names, class_names, "feature_{}", "export_text")
+    view = resolve_names(decision_tree, feature_names, class_names, "feature_{}", "export_text",
+                         show_missing)
     flat = view.tree
     values = sklearn_values(decision_tree, flat)
     heights = subtree_depths(flat)
@@ -233,9 +243,13 @@ def node_label(view: _View, values: np.ndarray, node: int, criterion: str, *, la
     if node_ids:
         text += ("node " if labels else "") + f"#{node}\n"
     if flat.first_child[node] >= 0:
-        first = _child_conditions(view, node)[0]
+        first, second = _child_conditions(view, node)[:2]
         if first.op == "<=":
             text += f"{first.feature} <= {round(float(first.value), precision)}\n"
+            if first.or_missing or second.or_missing:
+                text += f"missing: {'left' if first.or_missing else 'right'}\n"
+        elif first.op == "present":
+            text += f"{first.feature} is present\n"
         elif flat.n_children[node] == 2:
             text += f"{first}\n"
         else:
