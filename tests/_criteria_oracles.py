@@ -76,32 +76,62 @@ def all_splits(X, y, w, criterion, n_classes=None, min_samples_leaf=1, min_weigh
     feature with a monotonic constraint (+1 / -1, on the mean or median, or for a classifier on
     the probability of class 1) the children's values lie in ``bounds`` and are ordered as the
     constraint says (scikit-learn's test).
+
+    Missing values (NaN, scikit-learn's rule): on a feature with missing rows in the node every
+    cut is tried with them on the right and on the left (``threshold`` is then
+    ``(midpoint, "missing right" | "missing left")``), and the test "value present / missing"
+    is one more (``(inf, "missing right")``).
     """
     w = np.asarray(w, dtype=float)
     parent = w.sum() * impurity(y, w, criterion, n_classes)
     out = []
     for f in range(X.shape[1]):
-        values = np.unique(X[:, f])
+        col = X[:, f]
+        nan = np.isnan(col)
+        values = np.unique(col[~nan])
+        candidates = []
         for a, b in zip(values[:-1], values[1:], strict=True):
-            left = X[:, f] <= a
-            if min(left.sum(), (~left).sum()) < min_samples_leaf:
-                continue
-            if min(w[left].sum(), w[~left].sum()) < min_weight_leaf:
-                continue
-            if monotonic is not None and monotonic[f] != 0:
-                if classification:
-                    # scikit-learn constrains the fraction of class 0, with the sign flipped
-                    v_l = np.sum(w[left] * (y[left] == 0)) / w[left].sum()
-                    v_r = np.sum(w[~left] * (y[~left] == 0)) / w[~left].sum()
-                    sign = -monotonic[f]
-                else:
-                    v_l = node_value(y[left], w[left], criterion)
-                    v_r = node_value(y[~left], w[~left], criterion)
-                    sign = monotonic[f]
-                lo, hi = bounds
-                if not (lo <= v_l <= hi and lo <= v_r <= hi and (v_l - v_r) * sign <= 0):
-                    continue
-            child = (w[left].sum() * impurity(y[left], w[left], criterion, n_classes)
-                     + w[~left].sum() * impurity(y[~left], w[~left], criterion, n_classes))
-            out.append((parent - child, f, a / 2 + b / 2))
+            cut = col <= a  # a missing value compares False: right
+            if nan.any():
+                candidates += [(cut, (a / 2 + b / 2, "missing right")),
+                               (cut | nan, (a / 2 + b / 2, "missing left"))]
+            else:
+                candidates.append((cut, a / 2 + b / 2))
+        if nan.any() and values.size:
+            candidates.append((~nan, (np.inf, "missing right")))
+        for left, threshold in candidates:
+            gain = split_gain(left, y, w, criterion, n_classes, parent, min_samples_leaf,
+                              min_weight_leaf, None if monotonic is None else monotonic[f],
+                              bounds, classification)
+            if gain is not None:
+                out.append((gain, f, threshold))
     return out
+
+
+def split_gain(left, y, w, criterion, n_classes=None, parent=None, min_samples_leaf=1,
+               min_weight_leaf=0.0, sign=None, bounds=(-np.inf, np.inf),
+               classification=False):
+    """Gain of the split sending the rows ``left`` (a boolean mask) left, or None when it is
+    not valid (see :func:`all_splits`; ``sign`` is the feature's monotonic constraint)."""
+    w = np.asarray(w, dtype=float)
+    if parent is None:
+        parent = w.sum() * impurity(y, w, criterion, n_classes)
+    if min(left.sum(), (~left).sum()) < min_samples_leaf:
+        return None
+    if min(w[left].sum(), w[~left].sum()) < min_weight_leaf:
+        return None
+    if sign:
+        if classification:
+            # scikit-learn constrains the fraction of class 0, with the sign flipped
+            v_l = np.sum(w[left] * (y[left] == 0)) / w[left].sum()
+            v_r = np.sum(w[~left] * (y[~left] == 0)) / w[~left].sum()
+            sign = -sign
+        else:
+            v_l = node_value(y[left], w[left], criterion)
+            v_r = node_value(y[~left], w[~left], criterion)
+        lo, hi = bounds
+        if not (lo <= v_l <= hi and lo <= v_r <= hi and (v_l - v_r) * sign <= 0):
+            return None
+    child = (w[left].sum() * impurity(y[left], w[left], criterion, n_classes)
+             + w[~left].sum() * impurity(y[~left], w[~left], criterion, n_classes))
+    return parent - child

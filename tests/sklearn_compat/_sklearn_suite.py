@@ -176,14 +176,6 @@ def _sparse(params: dict) -> bool:
                ) or params.get("sparse_splitter") is True
 
 
-def _missing(params: dict) -> bool:
-    return params.get("with_missing") is True
-
-
-def _criterion(*names: str):
-    return lambda params: params.get("criterion") in names
-
-
 def _splitter_random(params: dict) -> bool:
     return params.get("splitter") == "random"
 
@@ -208,17 +200,8 @@ class Expected:
 #: matches an instance applies. A fix makes its rows XPASS (strict: a failure): remove them.
 #: The end state is an empty table.
 EXPECTED_FAILURES: list[Expected] = [
-    # ---- nan: NaN and scipy.sparse X, everywhere
-    # NaN in X passes; what still fails with NaN is the regression criteria (kern, below)
-    *(Expected(f"test_monotonic_tree::{t}", "nan", "NaN with monotonic_cst",
-               _missing) for t in (
-        "test_monotonic_constraints_classifications", "test_monotonic_constraints_regressions",
-        "test_1d_tree_nodes_values", "test_nd_tree_nodes_values")),
+    # ---- nan: NaN and scipy.sparse X, everywhere: every NaN and sparse test passes
     # ---- kern: criteria, random splits, monotonic constraints, multi-output growth
-    Expected("test_tree::test_regression_tree_missing_values_toy", "kern",
-             "criteria absolute_error, poisson with NaN in X",
-             _criterion("absolute_error", "poisson")),
-    Expected("test_tree::test_missing_values_poisson", "kern", "criterion poisson with NaN in X"),
     *(Expected(f"test_tree::{t}", "kern", "multi-output y in growth") for t in (
         "test_multioutput", "test_classes_shape", "test_class_weights")),
     # these fit every dataset of the suite, the multi-label one included (scipy.sparse X passes)

@@ -3,11 +3,13 @@ scikit-learn's random thresholds, monotonic constraints, ``min_weight_fraction_l
 ``poisson`` and ``absolute_error`` criteria and several outputs.
 
 Numeric features are scanned in code order (a presorted row, or the node's rows sorted by code)
-by :func:`scan_extended`, which evaluates each cut with every rule: ``min_samples_leaf``, the
-children's weights, the monotonic constraint of the feature (scikit-learn's test: both children's
-values inside the node's bounds, and ordered as the constraint says) and the criterion. With
-random thresholds a feature gets one threshold, uniform between its smallest and largest value
-in the node (scikit-learn's ``splitter="random"``), and only that cut is evaluated. Categorical
+by :func:`~treebound._kernels.extended_scan.scan_extended`, which evaluates each cut with every
+rule: ``min_samples_leaf``, the children's weights, the monotonic constraint of the feature and
+the criterion, with the node's missing rows on each side (scikit-learn's rule). With random
+thresholds a feature gets one threshold, uniform between its smallest and largest present value
+in the node (scikit-learn's ``splitter="random"``), and only that cut is evaluated, with the
+missing rows on the better side (scikit-learn draws the side at random; trying both is the
+issue's rule for every splitter and costs one more evaluation). Categorical
 features (one output only) keep the fast path's subset search, whatever the splitter.
 
 Features are visited as the fast path visits them (index order, or scikit-learn's draws when
@@ -20,17 +22,19 @@ from __future__ import annotations
 import numpy as np
 
 from treebound._config import NO_NRT_JIT_OPTIONS, njit
-from treebound._kernels.absolute_error import prefix_absolute_errors, rank_targets
+from treebound._kernels.absolute_error import rank_targets
 from treebound._kernels.criteria import (
     ABSOLUTE_ERROR,
     POISSON,
     SQUARED_ERROR,
     TASK_REGRESSION,
-    classification_mass,
-    poisson_proxy_mass,
-    squared_error_gain,
 )
-from treebound._kernels.growth_extensions import ext_add_sample, ext_mass
+from treebound._kernels.extended_scan import (
+    absolute_errors_of_order,
+    order_missing_first,
+    scan_extended,
+)
+from treebound._kernels.growth_extensions import ext_mass
 from treebound._kernels.growth_state import (
     F_IMPURITY,
     F_LOWER_BOUND,
@@ -40,6 +44,7 @@ from treebound._kernels.growth_state import (
     I_DEPTH,
     I_N_SAMPLES,
     I_P_FEATURE,
+    I_P_MISSING,
     I_SEG_START,
     KIND_CATEGORICAL,
     KIND_PRESORTED,
@@ -80,134 +85,6 @@ def extended_stays_leaf(n_node, depth, weight, impurity, sum_wy, task, criterion
     if n_node < params.min_samples_split or n_node < 2 * params.min_samples_leaf:
         return True
     return impurity <= _EPSILON
-
-
-@njit(**NO_NRT_JIT_OPTIONS)
-def absolute_errors_of_order(rows, row, start, end, w, ext, ranked):
-    """Prefix and suffix absolute errors (summed over the outputs) and medians of the rows
-    ``rows[row, start:end]`` in their order (``ext.left_err`` ... ``ext.right_med``). With one
-    output the node's ranks are computed once (``ranked``); otherwise for each output here."""
-    n = end - start
-    for i in range(n):
-        ext.left_err[i] = 0.0
-        ext.right_err[i] = 0.0
-    for k in range(ext.n_outputs):
-        if not ranked:
-            rank_targets(rows, row, start, end, ext.y_val, k, ext.keys, ext.perm,
-                         ext.perm_scratch, ext.sorted_y, ext.rank_of)
-        prefix_absolute_errors(rows, row, start, end, True, w, ext.sorted_y, ext.rank_of,
-                               ext.tree_w, ext.tree_wy, ext.left_err, ext.left_med)
-        prefix_absolute_errors(rows, row, start, end, False, w, ext.sorted_y, ext.rank_of,
-                               ext.tree_w, ext.tree_wy, ext.right_err, ext.right_med)
-
-
-@njit(**NO_NRT_JIT_OPTIONS)
-def scan_extended(rows, row, start, end, codes, codes_t, f, h, w, task, width, criterion,
-                  parent, poff, parent_weight, parent_mass, proxy_parent, min_samples_leaf,
-                  min_weight_leaf, sign, lower, upper, cut_code, ext):
-    """Best cut of the rows ``rows[row, start:end]`` (sorted by the codes of feature ``f``), or,
-    with ``cut_code >= 0``, only the cut ``code <= cut_code``. Returns ``(gain, last code sent
-    left, first code sent right)``, ``-1`` codes when no cut is valid.
-
-    ``sign`` is the feature's monotonic constraint on the children's values (0: none), checked
-    against the node's bounds ``lower``, ``upper``; absolute error reads the errors and medians
-    of :func:`absolute_errors_of_order` for this order. Poisson refuses a child without a
-    positive target by counting such rows (the right child's sum is the parent's minus the
-    left's, whose rounding would hide a zero).
-    """
-    left = ext.left
-    right = ext.right
-    for k in range(width):
-        left[k] = 0.0
-    n = end - start
-    regression = task == TASK_REGRESSION
-    n_out = ext.n_outputs
-    mae = criterion == ABSOLUTE_ERROR
-    best_gain = -np.inf
-    best_lo = -1
-    best_hi = -1
-    weight_left = 0.0
-    poisson = criterion == POISSON
-    if poisson:
-        for k in range(n_out):
-            ext.positive_total[k] = 0
-            ext.positive_left[k] = 0
-        for i in range(start, end):
-            for k in range(n_out):
-                if ext.y_val[rows[row, i], k] > 0.0:
-                    ext.positive_total[k] += 1
-    s = rows[row, start]
-    code_here = code_of(codes, codes_t, f, h, s)
-    for i in range(start, end - 1):
-        if not mae:
-            ext_add_sample(left, 0, s, w, task, ext)
-        if poisson:
-            for k in range(n_out):
-                if ext.y_val[s, k] > 0.0:
-                    ext.positive_left[k] += 1
-        weight_left += w[s]
-        n_left = i - start + 1
-        if n - n_left < min_samples_leaf:
-            break
-        s_next = rows[row, i + 1]
-        code_next = code_of(codes, codes_t, f, h, s_next)
-        at_cut = code_here != code_next and (cut_code < 0 or code_next > cut_code)
-        if at_cut and n_left >= min_samples_leaf:
-            weight_right = parent_weight - weight_left
-            valid = weight_left >= min_weight_leaf and weight_right >= min_weight_leaf
-            if poisson:
-                for k in range(n_out):
-                    if (ext.positive_left[k] == 0
-                            or ext.positive_left[k] == ext.positive_total[k]):
-                        valid = False
-            if valid and not mae:
-                for k in range(width):
-                    right[k] = parent[poff + k] - left[k]
-            if valid and sign != 0:
-                if mae:
-                    value_left = ext.left_med[i - start]
-                    value_right = ext.right_med[i - start + 1]
-                elif regression:
-                    value_left = left[1] / weight_left
-                    value_right = right[1] / weight_right
-                else:
-                    value_left = left[0] / weight_left
-                    value_right = right[0] / weight_right
-                valid = (value_left >= lower and value_right >= lower and value_left <= upper
-                         and value_right <= upper and (value_left - value_right) * sign <= 0)
-            if valid:
-                if mae:
-                    gain = parent_mass - (ext.left_err[i - start]
-                                          + ext.right_err[i - start + 1]) / n_out
-                elif regression and criterion != POISSON:
-                    if n_out == 1:
-                        gain = squared_error_gain(weight_left, left[1], parent_weight,
-                                                  parent[poff + 1])
-                    else:
-                        gain = 0.0
-                        for k in range(n_out):
-                            gain += squared_error_gain(weight_left, left[1 + k], parent_weight,
-                                                       parent[poff + 1 + k])
-                        gain /= n_out
-                elif regression and n_out == 1:
-                    gain = proxy_parent - poisson_proxy_mass(weight_left, left[1]) - \
-                        poisson_proxy_mass(weight_right, right[1])
-                elif n_out == 1:
-                    gain = parent_mass - (
-                        classification_mass(left, 0, width, weight_left, criterion)
-                        + classification_mass(right, 0, width, weight_right, criterion))
-                else:
-                    gain = proxy_parent - (ext_mass(left, 0, width, task, criterion, ext)
-                                           + ext_mass(right, 0, width, task, criterion, ext))
-                if gain > best_gain:
-                    best_gain = gain
-                    best_lo = code_here
-                    best_hi = code_next
-        if at_cut and cut_code >= 0:
-            break
-        s = s_next
-        code_here = code_next
-    return best_gain, best_lo, best_hi
 
 
 @njit(**NO_NRT_JIT_OPTIONS)
@@ -307,6 +184,7 @@ def find_best_test_extended(node, data, layout, params, nodes, order, pools, scr
     best_threshold = np.nan
     best_children = 0
     best_map_offset = -1
+    best_missing = -1
     i = 0
     while i < n_cand:
         if shuffle:
@@ -330,6 +208,7 @@ def find_best_test_extended(node, data, layout, params, nodes, order, pools, scr
         lo = -1
         n_children = 2
         threshold = np.nan
+        missing_slot = -1
         constant = False
         if kind[f] == KIND_CATEGORICAL:
             hist = scratch.hist
@@ -372,22 +251,45 @@ def find_best_test_extended(node, data, layout, params, nodes, order, pools, scr
                 r_start = 0
                 r_end = n_node
                 h_scan = h
+            # the node's missing rows of the feature are sorted last (the last code)
+            n_miss = 0
+            mcode = data.missing_code[f]
+            if mcode >= 0:
+                while (n_miss < r_end - r_start and code_of(
+                        codes, codes_t, f, h_scan, rows[row, r_end - 1 - n_miss]) == mcode):
+                    n_miss += 1
             first_code = code_of(codes, codes_t, f, h_scan, rows[row, r_start])
-            last_code = code_of(codes, codes_t, f, h_scan, rows[row, r_end - 1])
-            if first_code == last_code:
+            if n_miss == r_end - r_start or (n_miss == 0 and first_code == code_of(
+                    codes, codes_t, f, h_scan, rows[row, r_end - 1])):
                 constant = True
             else:
+                last_code = code_of(codes, codes_t, f, h_scan, rows[row, r_end - 1 - n_miss])
                 cut_code = -1
-                if ext.random_splitter:
+                if ext.random_splitter and first_code != last_code:
                     threshold, cut_code = random_cut(data, f, first_code, last_code,
                                                      scratch.rng)
                 if mae:
-                    absolute_errors_of_order(rows, row, r_start, r_end, data.w, ext, ranked)
-                gain, lo, hi = scan_extended(
-                    rows, row, r_start, r_end, codes, codes_t, f, h_scan, data.w, task, width,
-                    criterion, nv, poff, weight, parent_mass, proxy_parent, min_samples_leaf,
-                    min_weight_leaf, ext.monotonic[f], lower, upper, cut_code, ext)
-                if lo >= 0 and cut_code < 0:
+                    absolute_errors_of_order(rows, row, r_start, r_end, data.w, ext, ranked,
+                                             ext.left_err, ext.right_err, ext.left_med,
+                                             ext.right_med)
+                    if n_miss > 0:
+                        order_missing_first(rows, row, r_start, r_end, n_miss,
+                                            ext.order_missing_first)
+                        absolute_errors_of_order(ext.order_missing_first, 0, 0, r_end - r_start,
+                                                 data.w, ext, ranked, ext.left_err_m,
+                                                 ext.right_err_m, ext.left_med_m,
+                                                 ext.right_med_m)
+                # random thresholds: the present / missing test only where the present values
+                # are one (scikit-learn's draw then cuts at that value)
+                gain, lo, hi, missing_slot = scan_extended(
+                    rows, row, r_start, r_end, n_miss, mcode, codes, codes_t, f, h_scan, data.w,
+                    task, width, criterion, nv, poff, weight, parent_mass, proxy_parent,
+                    min_samples_leaf, min_weight_leaf, ext.monotonic[f], lower, upper, cut_code,
+                    not ext.random_splitter or first_code == last_code, ext)
+                if lo >= 0 and hi == mcode:
+                    # present / missing: every value left (scikit-learn's infinite threshold)
+                    threshold = np.inf
+                elif lo >= 0 and cut_code < 0:
                     off = data.value_offset[f]
                     threshold = midpoint_threshold(data.lo_values[off + hi],
                                                    data.hi_values[off + lo])
@@ -404,6 +306,7 @@ def find_best_test_extended(node, data, layout, params, nodes, order, pools, scr
             best_gain = gain
             best_feature = f
             best_children = n_children
+            best_missing = missing_slot
             if kind[f] == KIND_CATEGORICAL:
                 for b in range(nc):
                     nodes.maps[map_used + b] = scratch.slot_map[b]
@@ -421,3 +324,6 @@ def find_best_test_extended(node, data, layout, params, nodes, order, pools, scr
     if best_feature >= 0:
         _record_test(node, ni, nf, params, weight, impurity, best_feature, best_lo,
                      best_threshold, best_children, best_map_offset, best_gain)
+        # where the node's missing rows go (-1: it has none, see
+        # sample_partition.route_binary)
+        ni[node, I_P_MISSING] = best_missing

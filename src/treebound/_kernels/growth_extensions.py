@@ -69,6 +69,8 @@ class Extensions(NamedTuple):
     y_val: np.ndarray  # (n, n_outputs) float64 targets ((1, 1) for classification)
     left: np.ndarray  # (width,) statistics of a left child during a scan
     right: np.ndarray
+    miss: np.ndarray  # (width,) statistics of the node's missing rows of the scanned feature
+    mixed: np.ndarray  # (width,) a child's statistics with the missing rows added
     # absolute_error work arrays (length 1 otherwise)
     keys: np.ndarray  # (n,) float64
     perm: np.ndarray  # (n,) int64
@@ -81,10 +83,17 @@ class Extensions(NamedTuple):
     right_err: np.ndarray
     left_med: np.ndarray
     right_med: np.ndarray
+    #: the same for the node's rows with the missing ones first (missing rows sent left)
+    order_missing_first: np.ndarray  # (1, n) int32
+    left_err_m: np.ndarray
+    right_err_m: np.ndarray
+    left_med_m: np.ndarray
+    right_med_m: np.ndarray
     medians: np.ndarray  # (n_outputs,) medians of the node being created
     #: (n_outputs,) rows with a positive target, in the node and sent left (poisson scans)
     positive_total: np.ndarray
     positive_left: np.ndarray
+    positive_miss: np.ndarray
 
 
 def new_extensions(n, width, *, random_splitter, min_weight_leaf, monotonic, n_outputs,
@@ -103,6 +112,8 @@ def new_extensions(n, width, *, random_splitter, min_weight_leaf, monotonic, n_o
         y_val=np.ascontiguousarray(y_val, dtype=np.float64),
         left=np.empty(width, dtype=np.float64),
         right=np.empty(width, dtype=np.float64),
+        miss=np.empty(width, dtype=np.float64),
+        mixed=np.empty(width, dtype=np.float64),
         keys=np.empty(m, dtype=np.float64),
         perm=np.empty(m, dtype=np.int64),
         perm_scratch=np.empty(m, dtype=np.int64),
@@ -114,9 +125,15 @@ def new_extensions(n, width, *, random_splitter, min_weight_leaf, monotonic, n_o
         right_err=np.empty(m, dtype=np.float64),
         left_med=np.empty(m, dtype=np.float64),
         right_med=np.empty(m, dtype=np.float64),
+        order_missing_first=np.empty((1, m), dtype=np.int32),
+        left_err_m=np.empty(m, dtype=np.float64),
+        right_err_m=np.empty(m, dtype=np.float64),
+        left_med_m=np.empty(m, dtype=np.float64),
+        right_med_m=np.empty(m, dtype=np.float64),
         medians=np.empty(max(int(n_outputs), 1), dtype=np.float64),
         positive_total=np.zeros(max(int(n_outputs), 1), dtype=np.int64),
         positive_left=np.zeros(max(int(n_outputs), 1), dtype=np.int64),
+        positive_miss=np.zeros(max(int(n_outputs), 1), dtype=np.int64),
     )
 
 

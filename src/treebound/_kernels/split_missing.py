@@ -53,7 +53,7 @@ def _pair_mass(a, b, mixed, width, task, criterion):
 
 
 @njit(**NO_NRT_INLINE_JIT_OPTIONS)
-def _combine(gain_r, lo_r, hi_r, gain_l, lo_l, hi_l, gain_inf, lo_inf, missing_code):
+def combine_missing_sides(gain_r, lo_r, hi_r, gain_l, lo_l, hi_l, gain_inf, lo_inf, missing_code):
     """scikit-learn's order: missing right, then missing left, then present / missing; a later
     candidate must be strictly better."""
     gain, lo, hi, slot = gain_r, lo_r, hi_r, 1
@@ -168,7 +168,7 @@ def scan_histogram_missing(hist, hoff, hcount, coff, counts_in_hist, n_codes, mi
             mixed[k] = parent[parent_off + k] - miss[k]
         gain_inf = parent_mass - (stats_mass(mixed, 0, width, task, criterion)
                                   + stats_mass(miss, 0, width, task, criterion))
-    gain, lo, hi, slot = _combine(gain_r, lo_r, hi_r, gain_l, lo_l, hi_l, gain_inf,
+    gain, lo, hi, slot = combine_missing_sides(gain_r, lo_r, hi_r, gain_l, lo_l, hi_l, gain_inf,
                                   last_present, missing_code)
     return gain, lo, hi, slot, n_present
 
@@ -283,5 +283,5 @@ def scan_sorted_missing(order, order_row, start, end, codes, codes_t, f, h, y_cl
             gain_inf = parent_mass - (
                 classification_mass(mixed, 0, width, parent_weight - weight_miss, criterion)
                 + classification_mass(miss, 0, width, weight_miss, criterion))
-    return _combine(gain_r, lo_r, hi_r, gain_l, lo_l, hi_l, gain_inf, last_present,
+    return combine_missing_sides(gain_r, lo_r, hi_r, gain_l, lo_l, hi_l, gain_inf, last_present,
                     missing_code)

@@ -128,12 +128,6 @@ def grow(X_enc: np.ndarray, y: np.ndarray, sample_weight: np.ndarray, n_categori
                             width, criterion, int(max_features), regression, scale, classes)
     coded = code_features(X_enc, n_categories, settings.splitter, settings.max_bins, width)
     _check_memory(coded, width, n_samples, settings)
-    if ext is not None and np.any(coded.missing_code >= 0):
-        # the extended search has no missing-value scans yet
-        raise ValueError(
-            "missing values (NaN) in X are not supported yet with splitter='random', "
-            "monotonic_cst, min_weight_fraction_leaf, several outputs or criterion "
-            "'absolute_error'/'poisson': impute them or drop those options")
     in_block = (coded.kind != _layout.KIND_PRESORTED) & (coded.n_codes <= 256)
     block_bytes = 8 * int(coded.n_codes[in_block].sum()) * (width + 1)
     # the extended search keeps no histogram blocks
