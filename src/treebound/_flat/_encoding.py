@@ -414,10 +414,9 @@ def _numeric_matrix(X, layout: str = "csr"):
     small: :func:`~treebound._flat._sparse.sparse_features`)."""
     if is_sparse(X):
         return sparse_features(X, layout)
-    return np.ascontiguousarray(
-        check_array(X, dtype=np.float64, ensure_all_finite="allow-nan", ensure_2d=True,
-                    accept_sparse=False, input_name="X")
-    )
+    # a C-contiguous float64 X is used as it is (no copy): predict reads it in place
+    return check_array(X, dtype=np.float64, order="C", ensure_all_finite="allow-nan",
+                       ensure_2d=True, accept_sparse=False, input_name="X")
 
 
 def _as_table(X):

@@ -16,6 +16,7 @@ from sklearn.utils import Bunch, compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
 from treebound._flat._sklearn_view import SklearnTree, as_flat, feature_importances
+from treebound._kernels.value_checks import HAS_BEYOND_LIMIT, HAS_INFINITE, value_flags
 from treebound.pruning.cost_complexity import cost_complexity_path
 
 __all__ = ["FLOAT32_MAX", "SklearnTreeMixin", "check_float32_range", "check_target_not_sparse",
@@ -39,12 +40,17 @@ def check_float32_range(X_enc: np.ndarray, n_categories: np.ndarray) -> None:
     numeric = np.asarray(n_categories) == 0
     if not numeric.any():
         return
-    values = X_enc if numeric.all() else X_enc[:, numeric]
-    if hasattr(values, "tocsc"):  # a sparse X: its stored values (the others are 0)
-        values = values.data
-    with np.errstate(invalid="ignore"):
-        too_large = np.abs(values) > FLOAT32_MAX
-    if too_large.any():
+    if hasattr(X_enc, "tocsc"):  # a sparse X: its stored values (the others are 0)
+        values = np.ascontiguousarray(X_enc.data, dtype=np.float64).reshape(1, -1)
+        columns = np.empty(0, dtype=np.int64)
+    else:
+        # one pass over the numeric columns in place: no copy of X, no temporary
+        values = np.asarray(X_enc, dtype=np.float64)
+        if values.ndim != 2 or not values.flags.c_contiguous:
+            values = np.ascontiguousarray(values).reshape(values.shape[0], -1)
+        columns = (np.empty(0, dtype=np.int64) if numeric.all()
+                   else np.flatnonzero(numeric).astype(np.int64))
+    if value_flags(values, columns, FLOAT32_MAX) & (HAS_INFINITE | HAS_BEYOND_LIMIT):
         raise ValueError("Input X contains infinity or a value too large for "
                          "dtype('float32').")
 
