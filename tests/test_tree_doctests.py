@@ -12,6 +12,7 @@ matplotlib.use("Agg")
 MODULES = [
     "treebound._estimator._base",
     "treebound.tree._classes",
+    "treebound.tree._regressor",
     "treebound.tree._greedy",
     "treebound.tree._fit",
     "treebound.tree._prune",
@@ -27,6 +28,8 @@ MODULES = [
     "treebound.certificates._adapters",
     "treebound._flat._features",
     "treebound._flat._labels",
+    "treebound._flat._outputs",
+    "treebound.certificates._outputs",
     "treebound.cli._lists",
     "treebound._validation",
 ]

@@ -180,10 +180,6 @@ def _splitter_random(params: dict) -> bool:
     return params.get("splitter") == "random"
 
 
-def _multilabel(params: dict) -> bool:
-    return params.get("dataset") == "multilabel"
-
-
 @dataclass(frozen=True)
 class Expected:
     """A counted test that fails until ``owner`` builds ``missing``; ``when`` narrows it to
@@ -201,18 +197,8 @@ class Expected:
 #: The end state is an empty table.
 EXPECTED_FAILURES: list[Expected] = [
     # ---- nan: NaN and scipy.sparse X, everywhere: every NaN and sparse test passes
-    # ---- kern: criteria, random splits, monotonic constraints, multi-output growth
-    *(Expected(f"test_tree::{t}", "kern", "multi-output y in growth") for t in (
-        "test_multioutput", "test_classes_shape", "test_class_weights")),
-    # these fit every dataset of the suite, the multi-label one included (scipy.sparse X passes)
-    *(Expected(f"test_tree::{t}", "kern", "multi-output y in growth") for t in (
-        "test_min_weight_fraction_leaf_on_sparse_input",
-        "test_min_weight_fraction_leaf_with_min_samples_leaf_on_sparse_input")),
-    Expected("test_tree::test_sparse_input", "kern", "multi-output y in growth", _multilabel),
-    *(Expected(f"test_tree::{t}", "kern", "multi-output y in growth", _multilabel) for t in (
-        "test_prune_tree_classifier_are_subtrees", "test_prune_tree_regression_are_subtrees")),
-    Expected("test_monotonic_tree::test_multiple_output_raises", "kern",
-             "multi-output y in the estimators (monotonic_cst's refusal of it)"),
+    # ---- kern: criteria, random splits, monotonic constraints, several outputs: every test
+    # passes
 ]
 
 

@@ -10,6 +10,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from treebound._estimator._model_format import model_from_dict, model_to_dict
 from treebound._flat._labels import fit_labels
+from treebound._flat._outputs import output_predictions, output_probabilities
 from treebound._flat._sklearn_view import as_flat
 from treebound._flat._sparse import is_sparse
 from treebound._validation import validate_parameters
@@ -280,12 +281,17 @@ class TreeClassifierMixin:
 
         ``fit`` gathers what the bounds read from the training rows; the bounds are computed on
         the first read of this attribute (like scikit-learn's ``feature_importances_``), then
-        kept. Equal to ``treebound.certify(model, X, y)`` on the training rows.
+        kept. Equal to ``treebound.certify(model, X, y)`` on the training rows. A classifier
+        of several outputs has a list of them, one per output, each at ``delta = 0.05 /
+        n_outputs`` (together they hold with probability at least 0.95).
         """
         if "_certificate" not in self.__dict__:
             raise AttributeError(f"{type(self).__name__} has no certificate_: call fit first")
         state = self.__dict__["_certificate"]  # None for a model file saved without one
-        if hasattr(state, "resolve"):  # a PendingCertificate from fit
+        if isinstance(state, list):  # several outputs: one certificate each
+            state = [c.resolve() if hasattr(c, "resolve") else c for c in state]
+            self.__dict__["_certificate"] = state
+        elif hasattr(state, "resolve"):  # a PendingCertificate from fit
             state = state.resolve()
             self.__dict__["_certificate"] = state
         return state
@@ -328,6 +334,8 @@ class TreeClassifierMixin:
         """
         leaves = self.apply(X)
         counts = as_flat(self.tree_).value[leaves]
+        if counts.ndim == 3:  # several outputs: a list, one array per output
+            return output_probabilities(counts, [len(c) for c in self.classes_])
         totals = counts.sum(axis=1, keepdims=True)
         uniform = np.full_like(counts, 1.0 / counts.shape[1])
         return np.divide(counts, totals, out=uniform, where=totals > 0)
@@ -355,8 +363,11 @@ class TreeClassifierMixin:
         >>> np.round(model.predict_log_proba(X[[0, 100]]), 4).tolist()  # ln(1/2) = -0.6931
         [[0.0, -inf, -inf], [-inf, -0.6931, -0.6931]]
         """
+        proba = self.predict_proba(X)
         with np.errstate(divide="ignore"):
-            return np.log(self.predict_proba(X))
+            if isinstance(proba, list):
+                return [np.log(p) for p in proba]
+            return np.log(proba)
 
     def predict(self, X, check_input: bool = True) -> np.ndarray:
         """Majority class of the leaf each row reaches (ties go to the smallest class index).
@@ -383,4 +394,7 @@ class TreeClassifierMixin:
         [0, 1]
         """
         leaves = self.apply(X)
-        return self.classes_[as_flat(self.tree_).majority_class[leaves]]
+        majority = as_flat(self.tree_).majority_class[leaves]
+        if majority.ndim == 2:  # several outputs: one column each
+            return output_predictions(self.classes_, majority)
+        return self.classes_[majority]

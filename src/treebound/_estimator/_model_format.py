@@ -32,8 +32,13 @@ __all__ = ["FORMAT_NAME", "FORMAT_VERSION", "TRAINING_ROWS_FIELDS", "check_train
 
 FORMAT_NAME = "treebound-model"
 #: 2: the encoder's ``declared_levels``, the optional ``training_rows`` record, and a stored
-#: certificate that is checked and recomputed on load (format-1 files still load).
-FORMAT_VERSION = 3
+#: certificate that is checked and recomputed on load (format-1 files still load). 4: several
+#: outputs (a 3-D tree ``value``, ``classes`` and ``classes_dtype`` listed per output, a
+#: certificate per output); written only for such a model, whose file an older reader then
+#: refuses by its version: a one-output model is still written as version 3.
+FORMAT_VERSION = 4
+#: The version a one-output model is written with (all it needs).
+_ONE_OUTPUT_VERSION = 3
 #: Tree arrays a file of each version must hold beyond those of version 1: version 3 adds
 #: ``missing_child`` (where a missing value goes at every node) and the threshold ``"+inf"``
 #: (the test "value present"). Older files load with the default routing of missing values
@@ -60,9 +65,10 @@ def _json_param(value):
 
 
 def model_to_dict(model) -> dict:
+    tree = as_flat(model.tree_)
     out = {
         "format": FORMAT_NAME,
-        "format_version": FORMAT_VERSION,
+        "format_version": FORMAT_VERSION if tree.n_outputs > 1 else _ONE_OUTPUT_VERSION,
         "estimator": type(model).__name__,
         "treebound_version": __version__,
         "params": {k: _json_param(v) for k, v in model.get_params(deep=False).items()},
@@ -72,13 +78,18 @@ def model_to_dict(model) -> dict:
             if hasattr(model, "feature_names_in_") else None
         ),
         "encoder": model.encoder_.to_dict(),
-        "tree": as_flat(model.tree_).to_dict(),
+        "tree": tree.to_dict(),
         "extra": _json_param(model._extra_state()) if hasattr(model, "_extra_state") else {},
     }
     certificate = getattr(model, "certificate_", None)
-    if certificate is not None:
+    if isinstance(certificate, list):  # one per output
+        out["extra"]["certificate"] = [c.to_dict() for c in certificate]
+    elif certificate is not None:
         out["extra"]["certificate"] = certificate.to_dict()
-    if hasattr(model, "classes_"):
+    if isinstance(getattr(model, "classes_", None), list):  # one array per output
+        out["classes"] = [c.tolist() for c in model.classes_]
+        out["classes_dtype"] = [c.dtype.str for c in model.classes_]
+    elif hasattr(model, "classes_"):
         out["classes"] = model.classes_.tolist()
         out["classes_dtype"] = model.classes_.dtype.str
     record = getattr(model, "training_rows_", None)
@@ -171,6 +182,9 @@ def model_from_dict(cls, data: dict):
             raise ValueError(f"model format version {version} has no tree arrays "
                              f"{sorted(set(names) - set(absent))} (written from version {since})")
     tree = Tree.from_dict(raw_tree)
+    if tree.n_outputs > 1 and version < 4:
+        raise ValueError(f"model format version {version} has one output, but its tree has "
+                         f"{tree.n_outputs} (several outputs are written from version 4)")
     if tree.n_features != n_features:
         raise ValueError(f"tree has {tree.n_features} features but n_features_in is {n_features}")
     if not np.array_equal(tree.n_categories, encoder.n_categories):
@@ -185,7 +199,8 @@ def model_from_dict(cls, data: dict):
     if is_classifier(model):
         if tree.task != "classification":
             raise ValueError("a classifier file holds a regression tree")
-        model.classes_ = _classes_from(data, tree.n_classes)
+        model.classes_ = (_output_classes_from(data, tree) if tree.n_outputs > 1
+                          else _classes_from(data, tree.n_classes))
     elif tree.task != "regression":
         raise ValueError("a regressor file holds a classification tree")
     model.n_features_in_ = n_features
@@ -201,6 +216,27 @@ def model_from_dict(cls, data: dict):
     if is_classifier(model):
         model.certificate_ = stored_certificate(extra.get("certificate"), model, version)
     return model
+
+
+def _output_classes_from(data: dict, tree: Tree) -> list[np.ndarray]:
+    """The classes of every output of a multi-output classifier (``classes`` and
+    ``classes_dtype`` are lists, one entry per output); an output's classes fill the first
+    columns of its rows of ``value``, the rest is zero padding."""
+    values = _require(data, "classes", list, "a list of class lists, one per output")
+    dtypes = _require(data, "classes_dtype", list, "a list of dtype strings, one per output")
+    if len(values) != tree.n_outputs or len(dtypes) != tree.n_outputs:
+        raise ValueError(f"model lists classes for {len(values)} outputs and dtypes for "
+                         f"{len(dtypes)}, but the tree has {tree.n_outputs}")
+    out = []
+    for k, (labels, dtype) in enumerate(zip(values, dtypes, strict=True)):
+        classes = _classes_from({"classes": labels, "classes_dtype": dtype}, len(labels)
+                                if isinstance(labels, list) else -1)
+        if not 1 <= classes.shape[0] <= tree.n_classes or np.any(
+                tree.value[:, k, classes.shape[0]:] != 0):
+            raise ValueError(f"model lists {classes.shape[0]} classes for output {k}, but its "
+                             "tree counts hold another number")
+        out.append(classes)
+    return out
 
 
 def _classes_from(data: dict, n_classes: int) -> np.ndarray:

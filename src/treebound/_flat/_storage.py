@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.sparse import csr_matrix, vstack
 
+from treebound._flat._collapse import collapse_tree
 from treebound._flat._missing import default_missing_child
 from treebound._flat._sparse import is_sparse, row_blocks
 from treebound._flat._storage_checks import check_tree
@@ -82,6 +83,9 @@ class Tree:
         The category maps of every categorical test, pooled.
     value : ndarray of float64, shape (n_nodes, n_classes) or (n_nodes, 1)
         Weighted class counts (classification) or weighted mean of the target (regression).
+        A tree of several outputs (a 2-D ``y``) has shape ``(n_nodes, n_outputs,
+        max_n_classes)``: per output, its class counts padded with zeros (or its mean target,
+        ``max_n_classes = 1``); :meth:`output` is the tree of one output.
     impurity : ndarray of float64, shape (n_nodes,)
         Impurity of the node under the growth criterion.
     n_node_samples : ndarray of int64, shape (n_nodes,)
@@ -146,8 +150,49 @@ class Tree:
 
     @property
     def n_classes(self) -> int:
-        """Number of classes (1 for regression)."""
-        return int(self.value.shape[1])
+        """Number of classes (1 for regression; the most of any output with several)."""
+        return int(self.value.shape[-1])
+
+    @property
+    def n_outputs(self) -> int:
+        """Number of outputs (columns of ``y``): 1 unless ``value`` is 3-D."""
+        return int(self.value.shape[1]) if self.value.ndim == 3 else 1
+
+    def output(self, k: int, n_classes: int | None = None) -> Tree:
+        """The tree of output ``k`` alone: the same nodes and tests, ``value`` of that output
+        (its first ``n_classes`` columns; all of them by default).
+
+        Parameters
+        ----------
+        k : int
+            An output, ``0 .. n_outputs - 1``.
+        n_classes : int, optional
+            Classes of that output (the rest of its row is padding).
+
+        Returns
+        -------
+        Tree
+            A one-output tree sharing this tree's arrays (but ``value``).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from treebound import DecisionTreeClassifier
+        >>> y = np.array([[0, 1], [1, 1], [1, 0]])
+        >>> tree = DecisionTreeClassifier().fit([[0.0], [1.0], [2.0]], y).tree_.flat
+        >>> tree.n_outputs, tree.output(1).value.tolist()
+        (2, [[1.0, 2.0], [0.0, 1.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0]])
+        """
+        if self.value.ndim != 3:
+            if k != 0:
+                raise ValueError(f"output {k}: this tree has one output")
+            return self
+        if not 0 <= k < self.n_outputs:
+            raise ValueError(f"output {k}: this tree has {self.n_outputs} outputs")
+        width = self.value.shape[2] if n_classes is None else int(n_classes)
+        arrays = {name: getattr(self, name) for name in TREE_ARRAYS}
+        arrays["value"] = np.ascontiguousarray(self.value[:, k, :width])
+        return Tree(**arrays, task=self.task)
 
     @property
     def is_leaf(self) -> np.ndarray:
@@ -241,9 +286,10 @@ class Tree:
 
     @property
     def majority_class(self) -> np.ndarray:
-        """Index of the heaviest class at every node (ties: smallest index)."""
+        """Index of the heaviest class at every node (ties: smallest index); shape
+        ``(n_nodes, n_outputs)`` with several outputs."""
         if "majority" not in self._cache:
-            self._cache["majority"] = np.argmax(self.value, axis=1)
+            self._cache["majority"] = np.argmax(self.value, axis=-1)
         return self._cache["majority"]
 
     # ------------------------------------------------------------ prediction
@@ -421,64 +467,7 @@ class Tree:
         >>> pruned.n_leaves, pruned.value.tolist(), old_to_new.tolist()
         (1, [[1.0, 2.0]], [0, -1, -1])
         """
-        make_leaf = np.asarray(make_leaf, dtype=bool)
-        if make_leaf.shape != (self.n_nodes,):
-            raise ValueError(
-                f"make_leaf must have one entry per node ({self.n_nodes}), got {make_leaf.shape}"
-            )
-        old_to_new = np.full(self.n_nodes, -1, dtype=np.int64)
-        order = [0]
-        old_to_new[0] = 0
-        head = 0
-        new_first_child = [-1]
-        new_n_children = [0]
-        while head < len(order):
-            old = order[head]
-            start = self.first_child[old]
-            if start >= 0 and not make_leaf[old]:
-                k = int(self.n_children[old])
-                new_first_child[head] = len(order)
-                new_n_children[head] = k
-                for c in range(start, start + k):
-                    old_to_new[c] = len(order)
-                    order.append(c)
-                    new_first_child.append(-1)
-                    new_n_children.append(0)
-            head += 1
-        keep = np.asarray(order, dtype=np.int64)
-        first_child = np.asarray(new_first_child, dtype=np.int64)
-        internal = first_child >= 0
-        feature = np.where(internal, self.feature[keep], -1)
-        threshold = np.where(internal, self.threshold[keep], np.nan)
-        missing_child = np.where(internal, self.missing_child[keep], -1)
-        # Re-pool the category maps of the kept categorical tests.
-        category_offset = np.full(keep.shape[0], -1, dtype=np.int64)
-        pieces = []
-        pos = 0
-        for new_id in np.flatnonzero(internal & (self.category_offset[keep] >= 0)):
-            old = keep[new_id]
-            width = int(self.n_categories[self.feature[old]])
-            off = self.category_offset[old]
-            pieces.append(self.category_child[off : off + width])
-            category_offset[new_id] = pos
-            pos += width
-        category_child = (np.concatenate(pieces) if pieces else np.empty(0, dtype=np.int64))
-        tree = Tree(
-            first_child=first_child,
-            n_children=np.asarray(new_n_children, dtype=np.int64),
-            feature=feature.astype(np.int64),
-            threshold=threshold.astype(np.float64),
-            category_offset=category_offset,
-            category_child=category_child.astype(np.int64),
-            value=self.value[keep].copy(),
-            impurity=self.impurity[keep].copy(),
-            n_node_samples=self.n_node_samples[keep].copy(),
-            weighted_n_node_samples=self.weighted_n_node_samples[keep].copy(),
-            n_categories=self.n_categories.copy(),
-            task=self.task,
-            missing_child=missing_child.astype(np.int64),
-        )
-        return tree, old_to_new
+        return collapse_tree(self, make_leaf)
 
     def copy(self) -> Tree:
         """A deep copy (every array copied).

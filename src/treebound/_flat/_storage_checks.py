@@ -26,8 +26,9 @@ def check_tree(tree, array_names) -> None:
             raise ValueError(
                 f"tree array {name!r} has length {arr.shape[0]}, expected {expected_len}"
             )
-    if tree.value.ndim != 2 or tree.value.shape[1] < 1:
-        raise ValueError(f"tree array 'value' must be 2-D (n_nodes, n_classes), got {tree.value.shape}")
+    if tree.value.ndim not in (2, 3) or min(tree.value.shape[1:]) < 1:
+        raise ValueError("tree array 'value' must be 2-D (n_nodes, n_classes) or 3-D (n_nodes, "
+                         f"n_outputs, max_n_classes), got {tree.value.shape}")
     if tree.task not in ("classification", "regression"):
         raise ValueError(f"tree task must be 'classification' or 'regression', got {tree.task!r}")
     for name in ("threshold", "impurity", "weighted_n_node_samples"):
@@ -99,7 +100,8 @@ def check_tree(tree, array_names) -> None:
     if covered[0] != 0 or np.any(covered[1:] != 1):
         raise ValueError("child ranges do not form a tree (a node has zero or several parents)")
     with np.errstate(over="ignore", invalid="ignore"):  # overflowing sums are refused
-        _check_statistics(tree, internal)
+        for k in range(tree.n_outputs):  # each output's statistics on its own
+            _check_statistics(tree.output(k), internal)
 
 
 def _check_statistics(tree, internal: np.ndarray) -> None:

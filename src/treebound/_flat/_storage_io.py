@@ -67,8 +67,9 @@ def tree_from_dict(data, names, int_names, optional) -> tuple[dict, str]:
     value = arrays["value"]
     if value.ndim == 1 and value.shape[0] == 0:
         value = value.reshape(0, 1)
-    if value.ndim != 2:
-        raise ValueError("tree array 'value' must be a list of equal-length lists")
+    if value.ndim not in (2, 3):
+        raise ValueError("tree array 'value' must be a list of equal-length lists (of "
+                         "equal-length lists for several outputs)")
     arrays["value"] = value
     for name in names:
         if name != "value" and arrays[name] is not None and arrays[name].ndim != 1:

@@ -48,7 +48,7 @@ from treebound._flat._labels import label_indices, label_vector, unknown_labels
 from treebound._format import format_bound, format_count, promises_nothing
 from treebound._resources import unlimited
 from treebound._validation import check_integer
-from treebound.certificates._adapters import deployed_tree
+from treebound.certificates._adapters import _is_treebound_classifier, deployed_tree
 from treebound.certificates._certificate import Certificate, unavailable_certificate
 from treebound.certificates._counting import undeclared_message
 from treebound.certificates._deployed import DeployedTree, treebound_deployed
@@ -65,6 +65,7 @@ from treebound.certificates._methods import (
     bound_test_set,
     gather_evidence,
 )
+from treebound.certificates._outputs import OutputView, n_model_outputs, output_delta
 from treebound.certificates._rows import check_training_rows
 
 __all__ = ["METHODS", "Certificate", "DeployedTree", "PendingCertificate", "certify",
@@ -88,8 +89,9 @@ def certify(model, X, y, *, delta=0.05, method="auto", ghost_size=None) -> Certi
         For every method but ``"test_set"``: the training sample the model was fit on (every
         row with positive weight, each counted once whatever its weight). For ``"test_set"``:
         rows never used to fit or select the model.
-    y : array-like, shape (n_rows,)
-        Their class labels.
+    y : array-like, shape (n_rows,) or (n_rows, n_outputs)
+        Their class labels (one column per output for a treebound classifier fitted on a
+        2-D ``y``).
     delta : float in (0, 1), default=0.05
         The bound holds with probability at least ``1 - delta``.
     method : {"auto", "hti", "compression", "shawe_taylor", "prefix_code", "test_set"}
@@ -99,7 +101,9 @@ def certify(model, X, y, *, delta=0.05, method="auto", ghost_size=None) -> Certi
 
     Returns
     -------
-    Certificate
+    Certificate or list of Certificate
+        One per output for a classifier of several outputs, each at ``delta / n_outputs``:
+        by the union bound they hold together with probability at least ``1 - delta``.
 
     Raises
     ------
@@ -133,6 +137,8 @@ def certify(model, X, y, *, delta=0.05, method="auto", ghost_size=None) -> Certi
     if regressor:
         raise TypeError(f"certify bounds the 0-1 risk of classifiers; {type(model).__name__} "
                         "is a regressor")
+    if n_model_outputs(model) > 1 and _is_treebound_classifier(model):
+        return _certify_outputs(model, X, y, delta=delta, method=method, ghost_size=ghost_size)
     deployed = deployed_tree(model, X)
     y_idx = _class_indices(deployed, y, strict=method != "test_set")
     # the rows the fit certified (read without computing a pending certificate_'s bounds)
@@ -146,6 +152,19 @@ def certify(model, X, y, *, delta=0.05, method="auto", ghost_size=None) -> Certi
     if method != "test_set":
         check_training_rows(deployed, y_idx)
     return certify_deployed(deployed, y_idx, delta=delta, method=method, ghost_size=ghost_size)
+
+
+def _certify_outputs(model, X, y, **options) -> list[Certificate]:
+    """:func:`certify` of a classifier of several outputs: one certificate per output, each at
+    ``delta / n_outputs`` (all hold together with probability at least ``1 - delta``)."""
+    n_outputs = n_model_outputs(model)
+    Y = np.asarray(y.to_numpy() if hasattr(y, "to_numpy") else y)
+    if Y.ndim != 2 or Y.shape[1] != n_outputs:
+        raise ValueError(f"y must have one column per output ({n_outputs}), got shape "
+                         f"{Y.shape}")
+    delta = output_delta(options.pop("delta"), n_outputs)
+    return [certify(OutputView(model, k), X, Y[:, k], delta=delta, **options)
+            for k in range(n_outputs)]
 
 
 def certify_deployed(deployed: DeployedTree, y_idx: np.ndarray, *, delta: float = 0.05,
@@ -263,6 +282,9 @@ class PendingCertificate:
     refused : Certificate, optional
         The certificate of a fit that cannot be certified (a categorical feature without
         declared levels): the trivial bound 1 and the reason.
+    delta : float, default=0.05
+        The confidence parameter (``0.05 / n_outputs`` for each output of a tree of several
+        outputs).
 
     Examples
     --------
@@ -278,6 +300,7 @@ class PendingCertificate:
     sample: Sample | None
     table_budget: int
     refused: Certificate | None = None
+    delta: float = 0.05
 
     @property
     def n_examples(self) -> int:
@@ -313,10 +336,11 @@ class PendingCertificate:
         if self.refused is not None:
             return self.refused
         with unlimited():
-            return _certify_sample(self.sample, 0.05, "auto", None, self.table_budget)
+            return _certify_sample(self.sample, self.delta, "auto", None, self.table_budget)
 
 
-def fit_certificate(model, features: np.ndarray, y_idx: np.ndarray) -> PendingCertificate:
+def fit_certificate(model, features: np.ndarray,
+                    y_idx: np.ndarray) -> PendingCertificate | list[PendingCertificate]:
     """The ``certificate_`` of a treebound classifier at the end of ``fit``, to be computed on
     first read.
 
@@ -330,12 +354,14 @@ def fit_certificate(model, features: np.ndarray, y_idx: np.ndarray) -> PendingCe
         A treebound classifier whose ``tree_`` and ``classes_`` are set.
     features : ndarray of float64, shape (n_rows, n_features)
         The encoded training rows with positive weight (``model.encode(X)``).
-    y_idx : ndarray of int, shape (n_rows,)
-        Their classes as indices into ``model.classes_``.
+    y_idx : ndarray of int, shape (n_rows,) or (n_rows, n_outputs)
+        Their classes as indices into ``model.classes_`` (of each output, for a 2-D ``y``).
 
     Returns
     -------
-    PendingCertificate
+    PendingCertificate or list of PendingCertificate
+        One per output for a 2-D ``y_idx``, each at ``delta = 0.05 / n_outputs``
+        (:mod:`treebound.certificates._outputs`).
 
     Examples
     --------
@@ -346,14 +372,23 @@ def fit_certificate(model, features: np.ndarray, y_idx: np.ndarray) -> PendingCe
     >>> fit_certificate(model, model.encode(X), y).resolve() == model.certificate_
     True
     """
+    y_idx = np.asarray(y_idx)
+    if y_idx.ndim == 2:  # several outputs: one certificate each, at delta / n_outputs
+        delta = output_delta(0.05, y_idx.shape[1])
+        return [_pending(OutputView(model, k), features, y_idx[:, k], delta)
+                for k in range(y_idx.shape[1])]
+    return _pending(model, features, y_idx, 0.05)
+
+
+def _pending(model, features, y_idx, delta: float) -> PendingCertificate:
     deployed = treebound_deployed(model, features, n_fit_rows=features.shape[0])
     refused = undeclared_message(deployed.n_levels, _feature_names(deployed))
     if refused is not None:
         return PendingCertificate(None, DEFAULT_TABLE_BUDGET, unavailable_certificate(
-            refused, 0.05, int(features.shape[0]), int(deployed.tree.n_leaves)))
+            refused, delta, int(features.shape[0]), int(deployed.tree.n_leaves)), delta)
     with unlimited():
         sample = gather_evidence(_sample(deployed, y_idx), auto_pair(deployed))
-    return PendingCertificate(sample, DEFAULT_TABLE_BUDGET)
+    return PendingCertificate(sample, DEFAULT_TABLE_BUDGET, delta=delta)
 
 
 def _run(name, sample, delta, ghost_size, table_budget):

@@ -45,6 +45,7 @@ from treebound.certificates._methods import (
     shawe_taylor_from_counts,
     split_features,
 )
+from treebound.certificates._outputs import OutputView, n_model_outputs
 from treebound.theory.tail_inversion import binomial_tail_inversion, binomial_tail_lower_inversion
 
 __all__ = ["stored_certificate"]
@@ -68,8 +69,9 @@ def stored_certificate(raw: dict, model, format_version: int) -> Certificate | N
 
     Returns
     -------
-    Certificate or None
-        ``None`` when the file has no certificate.
+    Certificate, list of Certificate or None
+        ``None`` when the file has no certificate; one per output (a list in the file too)
+        for a model of several outputs.
 
     Raises
     ------
@@ -92,6 +94,17 @@ def stored_certificate(raw: dict, model, format_version: int) -> Certificate | N
     """
     if raw is None:
         return None
+    n_outputs = n_model_outputs(model)
+    if n_outputs > 1 or isinstance(raw, list):
+        # several outputs: one certificate each, checked against the tree of its output
+        if not isinstance(raw, list) or len(raw) != n_outputs:
+            raise ValueError(f"model field extra.certificate must list one certificate per "
+                             f"output ({n_outputs})")
+        if n_outputs == 1:
+            raise ValueError("model field extra.certificate lists certificates of several "
+                             "outputs, but the model has one")
+        return [stored_certificate(one, OutputView(model, k), format_version)
+                for k, one in enumerate(raw)]
     try:
         claimed = Certificate.from_dict(raw)
     except ValueError as exc:

@@ -373,10 +373,18 @@ def predict(
         if proba:
             if not hasattr(model, "predict_proba"):
                 _fail("--proba needs a classifier model")
-            result = pd.DataFrame(model.predict_proba(X),
-                                  columns=[f"p({c})" for c in model.classes_])
+            probabilities = model.predict_proba(X)
+            if isinstance(probabilities, list):  # several outputs: theirs side by side
+                result = pd.concat([pd.DataFrame(p, columns=[f"p{k}({c})" for c in classes])
+                                    for k, (p, classes) in enumerate(zip(
+                                        probabilities, model.classes_, strict=True))], axis=1)
+            else:
+                result = pd.DataFrame(probabilities, columns=[f"p({c})" for c in model.classes_])
         else:
-            result = pd.DataFrame({"prediction": model.predict(X)})
+            predicted = model.predict(X)
+            result = (pd.DataFrame({"prediction": predicted}) if predicted.ndim == 1 else
+                      pd.DataFrame(predicted, columns=[f"prediction_{k}"
+                                                       for k in range(predicted.shape[1])]))
     except (DataFileError, ValueError, TypeError) as exc:
         _fail(cli_advice(str(exc)))
     if out is None:

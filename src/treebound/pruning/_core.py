@@ -20,7 +20,8 @@ import numpy as np
 from treebound._flat._sklearn_view import as_flat
 from treebound._flat._storage import Tree
 
-__all__ = ["NodeStatistics", "PruningResult", "WorkingTree", "finish", "node_statistics"]
+__all__ = ["NodeStatistics", "PruningResult", "WorkingTree", "finish", "misclassified_weight",
+           "node_statistics"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -121,11 +122,24 @@ class NodeStatistics:
     total_weight: float
 
 
+def misclassified_weight(value: np.ndarray) -> np.ndarray:
+    """Weight of the rows every node misclassifies as a leaf, from its class counts ``value``;
+    with several outputs (3-D ``value``) the mean over the outputs, as the criteria average.
+
+    >>> misclassified_weight(np.array([[3.0, 1.0], [0.0, 2.0]])).tolist()
+    [1.0, 0.0]
+    >>> misclassified_weight(np.array([[[3.0, 1.0], [2.0, 2.0]]])).tolist()
+    [1.5]
+    """
+    loss = value.sum(axis=-1) - value.max(axis=-1)
+    return loss.mean(axis=1) if loss.ndim == 2 else loss
+
+
 def leaf_loss(tree: Tree) -> np.ndarray:
     """Training loss of every node as a leaf (weighted errors, or SSE for regression)."""
     tree = as_flat(tree)
     if tree.task == "classification":
-        return tree.value.sum(axis=1) - tree.value.max(axis=1)
+        return misclassified_weight(tree.value)
     return tree.impurity * tree.weighted_n_node_samples
 
 

@@ -32,7 +32,7 @@ import numpy as np
 
 from treebound._flat._sklearn_view import as_flat
 from treebound._options import RISKS, RULES
-from treebound.pruning._core import finish, node_statistics
+from treebound.pruning._core import finish, misclassified_weight, node_statistics
 
 __all__ = [
     "RULES",
@@ -188,7 +188,7 @@ def node_risk(tree, risk: str) -> np.ndarray:
         raise ValueError(f"risk must be one of {RISKS}, got {risk!r}")
     w = tree.weighted_n_node_samples
     if tree.task == "classification" and risk == "error":
-        loss = tree.value.sum(axis=1) - tree.value.max(axis=1)
+        loss = misclassified_weight(tree.value)
     else:
         loss = tree.impurity * w
     return loss / w[0]

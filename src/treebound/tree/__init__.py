@@ -13,7 +13,7 @@ import importlib
 _EXPORTS = {
     "Condition": "treebound.tree._export",
     "DecisionTreeClassifier": "treebound.tree._classes",
-    "DecisionTreeRegressor": "treebound.tree._classes",
+    "DecisionTreeRegressor": "treebound.tree._regressor",
     "Rule": "treebound.tree._export",
     "Tree": "treebound._flat._storage",
     "export_text": "treebound.tree._sklearn_text",

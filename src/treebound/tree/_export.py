@@ -146,10 +146,23 @@ def _view(model, feature_names=None, class_names=None, show_missing=False) -> _V
         else:
             feature_names = [f"x{j}" for j in range(tree.n_features)]
     classes = None
-    if tree.task == "classification":
-        classes = list(class_names) if class_names is not None else list(model.classes_.tolist())
+    if tree.task == "classification" and class_names is not None:
+        classes = list(class_names)
+    elif tree.task == "classification":  # several outputs: one array of labels each
+        classes = (list(model.classes_) if isinstance(model.classes_, list)
+                   else list(model.classes_.tolist()))
     return _View(tree, list(feature_names), list(model.encoder_.categories), classes,
                  shows_missing(tree, show_missing, model.__dict__.get("_missing_in_fit")))
+
+
+def _rules_view(model, feature_names, class_names, show_missing=False) -> _View:
+    """:func:`_view` for the rules, which give every leaf one prediction: a tree of several
+    outputs has one per output, and is refused."""
+    view = _view(model, feature_names, class_names, show_missing)
+    if view.tree.n_outputs > 1:
+        raise ValueError(f"this tree has {view.tree.n_outputs} outputs and the rules give one "
+                         "prediction per leaf: use export_text or plot_tree")
+    return view
 
 
 def _fmt_number(v: float) -> str:
@@ -249,7 +262,7 @@ def leaf_rules(model, *, feature_names=None, class_names=None, show_missing="aut
     (x2 > 2.45) and (x3 <= 1.75) -> 1 54 0.907
     (x2 > 2.45) and (x3 > 1.75) -> 2 46 0.978
     """
-    view = _view(model, feature_names, class_names, show_missing)
+    view = _rules_view(model, feature_names, class_names, show_missing)
     tree = view.tree
     rules: list[Rule] = []
     # Iterative preorder (leaves left to right); each item carries its path's conditions.
@@ -312,7 +325,7 @@ def to_rules(model, *, feature_names=None, class_names=None, show_missing="auto"
     """
     rules = leaf_rules(model, feature_names=feature_names, class_names=class_names,
                        show_missing=show_missing)
-    view = _view(model, feature_names, class_names)
+    view = _rules_view(model, feature_names, class_names)
     if view.classes is not None and len(view.classes) == 2:
         positive = view.classes[1]
         return [r for r in rules if r.prediction == positive]
@@ -361,7 +374,7 @@ def format_rules(model, *, feature_names=None, class_names=None, show_missing="a
     """
     rules = leaf_rules(model, feature_names=feature_names, class_names=class_names,
                        show_missing=show_missing)
-    view = _view(model, feature_names, class_names)
+    view = _rules_view(model, feature_names, class_names)
     lines = []
     if view.classes is not None and len(view.classes) == 2:
         positive = view.classes[1]

@@ -219,6 +219,12 @@ class GreedyTree(SklearnTreeMixin, BaseTreeEstimator):
             params = {**params, "splitter": "best"}
         return params
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        # a 2-D y fits one tree (several outputs), unless a pruning method is set
+        tags.target_tags.multi_output = self.pruning is None
+        return tags
+
     #: NaN in X is a missing value, routed by every test (scikit-learn's tag ``allow_nan``)
     _accepts_missing = True
     #: X may be sparse (numeric features; treebound._flat._sparse)
@@ -291,8 +297,10 @@ class GreedyTree(SklearnTreeMixin, BaseTreeEstimator):
         if not isinstance(info, dict):
             raise ValueError("model field extra.pruning_info must be an object")
         self.max_features_ = resolved_max_features(self.max_features, self.n_features_in_)
-        self.n_outputs_ = 1
-        if hasattr(self, "classes_"):
+        self.n_outputs_ = self.__dict__["_flat_tree"].n_outputs
+        if isinstance(getattr(self, "classes_", None), list):  # one array per output
+            self.n_classes_ = np.array([len(c) for c in self.classes_], dtype=np.intp)
+        elif hasattr(self, "classes_"):
             self.n_classes_ = int(self.classes_.shape[0])
         self.pruning_objective_ = None if bound is None else float(bound)
         self.pruning_path_ = [(int(n), math.nan if obj is None else float(obj))

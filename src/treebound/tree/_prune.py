@@ -93,12 +93,12 @@ default="bound"
     (True, 7, 1.7604)
     """
     if isinstance(model_or_tree, Tree | SklearnTree):
-        model, tree = None, as_flat(model_or_tree)
+        model, tree = None, _one_output(as_flat(model_or_tree), method)
         X_enc = None if X is None else np.asarray(X, dtype=np.float64)
         y_enc = None if y is None else np.asarray(y)
         n_categories = tree.n_categories
     elif hasattr(model_or_tree, "tree_") and hasattr(model_or_tree, "encoder_"):
-        model, tree = model_or_tree, as_flat(model_or_tree.tree_)
+        model, tree = model_or_tree, _one_output(as_flat(model_or_tree.tree_), method)
         X_enc = None if X is None else model.encode(X)
         y_enc = None if y is None else _encode_target(model, y)
         n_categories = model.encoder_.n_categories
@@ -136,6 +136,15 @@ default="bound"
             pruned.certificate_ = _pruned_certificate(pruned, X_enc, y_enc, weights)
         result = _with_estimator(result, pruned)
     return result
+
+
+def _one_output(tree: Tree, method: str) -> Tree:
+    """``tree``, or a one-line ``ValueError`` when it has several outputs."""
+    if tree.n_outputs > 1:
+        raise ValueError(f"prune(method={method!r}) is not supported with several outputs (the "
+                         f"tree has {tree.n_outputs}): every method scores the risk of one "
+                         "output; use ccp_alpha, or fit one tree per output")
+    return tree
 
 
 def _pruned_certificate(pruned, X_enc, y_enc, weights):

@@ -99,12 +99,12 @@ class SklearnTreeMixin:
         # built once here, never on a read: predict must leave the estimator's __dict__ alone
         flat = as_flat(tree)
         self.__dict__["_flat_tree"] = flat
-        self.__dict__["_sklearn_tree"] = SklearnTree(flat, self._output_classes())
+        self.__dict__["_sklearn_tree"] = SklearnTree(flat, self._output_classes(flat))
 
-    def _output_classes(self) -> np.ndarray:
+    def _output_classes(self, flat) -> np.ndarray:
         """Classes of each output (ones for regression), for ``tree_.n_classes``."""
         if not hasattr(self, "classes_"):
-            return np.ones(getattr(self, "n_outputs_", 1), dtype=np.intp)
+            return np.ones(flat.n_outputs, dtype=np.intp)
         if isinstance(self.classes_, list):  # one array of classes per output
             return np.array([len(c) for c in self.classes_], dtype=np.intp)
         return np.array([len(self.classes_)], dtype=np.intp)

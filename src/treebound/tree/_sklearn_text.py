@@ -54,10 +54,12 @@ def resolve_names(decision_tree, feature_names, class_names, default_feature: st
         feature_names = [default_feature.format(j) for j in range(flat.n_features)]
     if class_names is not None and class_names is not True and flat.task == "classification":
         class_names = list(np.asarray(class_names, dtype=object).ravel())
-        if len(class_names) != flat.n_classes:
+        # scikit-learn compares with len(classes_): the outputs, when there are several
+        expected = flat.n_outputs if flat.n_outputs > 1 else flat.n_classes
+        if len(class_names) != expected:
             raise ValueError(f"{owner}: when `class_names` is an array, it should contain as many "
                              f"items as `decision_tree.classes_`. Got {len(class_names)} while "
-                             f"the tree was fitted with {flat.n_classes} classes.")
+                             f"the tree was fitted with {expected} classes.")
     return _view(decision_tree, feature_names,
                  None if class_names is True else class_names, show_missing)
 
@@ -69,7 +71,7 @@ def sklearn_values(decision_tree, flat: Tree) -> np.ndarray:
         tree = decision_tree if isinstance(decision_tree, SklearnTree) else decision_tree.tree_
         if isinstance(tree, SklearnTree):
             return tree.value
-    n_classes = [1] if flat.task == "regression" else [flat.n_classes]
+    n_classes = [1 if flat.task == "regression" else flat.n_classes] * flat.n_outputs
     return SklearnTree(flat, n_classes).value
 
 
