@@ -24,7 +24,7 @@ message. Test accuracy is the mean over the splits. Numba compile time
 is excluded from the ratios and reported separately (cold compile in a fresh cache directory,
 and loading the on-disk cache).
 
-With ``--before-commit REV`` it compares treebound's fit speed with that of an older revision in
+With ``--before-commit REV`` it compares treebound's fit and predict speed with an older revision in
 one run (:func:`before_after`): the revision is exported with ``git archive``, and both checkouts
 are timed in child processes that alternate (``--rounds`` each, order swapped every round, each
 checkout with its own numba cache), on the same splits and settings, with scikit-learn timed in
@@ -291,10 +291,13 @@ def _lightgbm_section(rows, version: str | None) -> list[str]:
 TITLE = "Fit and predict speed against scikit-learn"
 BEFORE_AFTER_TITLE = "Fit speed before and after a change"
 #: What the before/after comparison times: scikit-learn (the in-process peer), treebound's
-#: ``fit`` with each splitter, and the growth alone (``fit`` also certifies the tree).
-_COMPARED = ("sk", "exact", "hist", "exact_grow", "hist_grow")
+#: ``fit`` with each splitter, the growth alone (``fit`` also certifies the tree), and
+#: ``predict`` of scikit-learn's and treebound's exact trees on the test rows.
+_COMPARED = ("sk", "exact", "hist", "exact_grow", "hist_grow", "sk_pred", "exact_pred")
 _LABELS = {"exact": "exact fit", "exact_grow": "exact growth", "hist": "hist fit",
-           "hist_grow": "hist growth"}
+           "hist_grow": "hist growth", "exact_pred": "exact predict"}
+#: The scikit-learn time each timed step is compared with (its fit, or its predict).
+_PEER = {"exact_pred": "sk_pred"}
 
 
 def _grow_only(splitter: str, budget, growth: str, X, y_index, n_classes: int):
@@ -332,10 +335,16 @@ def fit_timings(data_dir: Path, datasets, splits: int, repeats: int) -> dict:
             seconds = dict.fromkeys(_COMPARED, 0.0)
             digest = hashlib.sha256()
             for seed in range(splits):
-                X_tr, _, y_tr, _ = train_test_split(X, y, test_size=0.25, random_state=seed)
+                X_tr, X_te, y_tr, _ = train_test_split(X, y, test_size=0.25, random_state=seed)
                 classes, y_index = np.unique(y_tr, return_inverse=True)
                 y_index = y_index.astype(np.int32)
+                models = {}
                 for key in _COMPARED:
+                    if key.endswith("_pred"):
+                        t, _ = best_time(partial(models[key.removesuffix("_pred")].predict,
+                                                 X_te), repeats + 2)
+                        seconds[key] += t
+                        continue
                     if key.endswith("_grow"):
                         make = partial(_grow_only, key.removesuffix("_grow"), budget, growth,
                                        X_tr, y_index, len(classes))
@@ -343,6 +352,7 @@ def fit_timings(data_dir: Path, datasets, splits: int, repeats: int) -> dict:
                         make = partial(_fit, key, budget, growth, seed, X_tr, y_tr)
                     t, fitted = best_time(make, repeats)
                     seconds[key] += t
+                    models[key] = fitted
                     if key != "sk":
                         tree = fitted if key.endswith("_grow") else fitted.tree_
                         tree = getattr(tree, "flat", tree)  # the flat tree of any revision
@@ -415,10 +425,12 @@ def before_after_markdown(runs: dict, header: list[str], before: str, loads: tup
         f"tree) on 75/25 splits with seeds 0..{splits - 1}: minimum CPU time over {repeats} "
         "runs, summed over the splits; a cell shows the fastest child of each checkout. "
         "*after / before* compares the two checkouts directly; */ sklearn* is each checkout's "
-        "time over scikit-learn's fit in the same child (less sensitive to the load). Full "
-        "depth: `growth=\"depth_first\"`; `max_leaf_nodes=255`: `growth=\"top_down\"`.",
+        "time over scikit-learn's in the same child (less sensitive to the load): its fit, or "
+        f"for *exact predict* its `predict` of the same test rows (minimum over {repeats + 2} "
+        "runs). Full depth: `growth=\"depth_first\"`; `max_leaf_nodes=255`: "
+        "`growth=\"top_down\"`.",
         "",
-        "| dataset | setting | timed | sklearn fit (s) | before (s) | after (s) | after / before "
+        "| dataset | setting | timed | sklearn (s) | before (s) | after (s) | after / before "
         "| before / sklearn | after / sklearn | identical trees |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
@@ -433,22 +445,24 @@ def before_after_markdown(runs: dict, header: list[str], before: str, loads: tup
         identical = len(digests) == 1
         identical_all &= identical
         for key, what in _LABELS.items():
+            peer = _PEER.get(key, "sk")
             ratio = t["after", key] / t["before", key]
             log_ratios[key].append(float(np.log(ratio)))
             out.append(
-                f"| {cell['dataset']} | {cell['setting']} | {what} | {t['after', 'sk']:.3f} | "
-                f"{t['before', key]:.3f} | {t['after', key]:.3f} | {ratio:.3f} | "
-                f"{t['before', key] / t['before', 'sk']:.3f} | "
-                f"{t['after', key] / t['after', 'sk']:.3f} | {'yes' if identical else 'NO'} |")
+                f"| {cell['dataset']} | {cell['setting']} | {what} | {t['after', peer]:.4f} | "
+                f"{t['before', key]:.4f} | {t['after', key]:.4f} | {ratio:.3f} | "
+                f"{t['before', key] / t['before', peer]:.3f} | "
+                f"{t['after', key] / t['after', peer]:.3f} | {'yes' if identical else 'NO'} |")
     out += ["", "Summary (all cells):", ""]
     for key, what in _LABELS.items():
         total = totals["after", key] / totals["before", key]
         mean = float(np.exp(np.mean(log_ratios[key])))
+        peer = _PEER.get(key, "sk")
         out.append(
             f"- {what}: after / before {total:.3f} (sum of times), geometric mean of the cells "
             f"{mean:.3f}; over scikit-learn: before "
-            f"{totals['before', key] / totals['before', 'sk']:.3f}, after "
-            f"{totals['after', key] / totals['after', 'sk']:.3f}")
+            f"{totals['before', key] / totals['before', peer]:.3f}, after "
+            f"{totals['after', key] / totals['after', peer]:.3f}")
     out.append("- identical trees (every array of every tree, fitted and grown) in every cell "
                f"and round: {'yes' if identical_all else 'NO'}")
     first = {label: runs[label][0] for label in runs}
