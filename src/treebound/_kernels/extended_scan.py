@@ -8,7 +8,7 @@ ordered as the constraint says) and the criterion.
 
 Missing values carry the feature's last code, so a node's missing rows are the last ``n_miss``
 rows of the order. scikit-learn's rule (1.3 and later), as the fast path's scans
-(:mod:`~treebound._kernels.split_missing`) apply it: every cut between two present values is
+(:mod:`~treebound._kernels.split_numeric`) apply it: every cut between two present values is
 tried with the missing rows on the right, then with them on the left, and last the test
 "value present / value missing"; the first best is kept (every missing-right cut before every
 missing-left one, then the lowest threshold). With the children ``L`` (present rows left of the
@@ -36,8 +36,7 @@ from treebound._kernels.criteria import (
     squared_error_gain,
 )
 from treebound._kernels.growth_extensions import ext_add_sample, ext_mass
-from treebound._kernels.split_missing import combine_missing_sides
-from treebound._kernels.split_numeric import code_of
+from treebound._kernels.split_numeric import code_of, combine_missing_sides
 
 #: which rows the left child holds, for :func:`_admissible`'s Poisson test
 _LEFT_CUT = 0  # the present rows left of the cut

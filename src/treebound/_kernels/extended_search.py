@@ -34,6 +34,13 @@ from treebound._kernels.extended_scan import (
     order_missing_first,
     scan_extended,
 )
+from treebound._kernels.feature_draw import (
+    code_threshold,
+    first_candidates,
+    keep_test,
+    next_candidate,
+    next_random,
+)
 from treebound._kernels.growth_extensions import ext_mass
 from treebound._kernels.growth_state import (
     F_IMPURITY,
@@ -50,7 +57,7 @@ from treebound._kernels.growth_state import (
     KIND_PRESORTED,
     S_MAP_USED,
 )
-from treebound._kernels.node_search import _record_test, next_random, stays_leaf
+from treebound._kernels.node_search import _record_test, stays_leaf
 from treebound._kernels.split_categorical import best_binary_subset, best_multiway
 from treebound._kernels.split_numeric import (
     argsort_node,
@@ -168,14 +175,8 @@ def find_best_test_extended(node, data, layout, params, nodes, order, pools, scr
     # scikit-learn's draws (see find_best_test): with max_features below the number of
     # features, features known constant are drawn too and count as visited
     shuffle = max_features < n_features
-    n_cand = 0
-    n_unknown = 0
-    for f in range(n_features):
-        if shuffle or const_flags[const_row, f] == 0:
-            cand[n_cand] = f
-            n_cand += 1
-            if const_flags[const_row, f] == 0:
-                n_unknown += 1
+    n_cand, n_unknown = first_candidates(const_flags, const_row, n_features, shuffle, False,
+                                         cand)
     visited = 0
     n_constant_seen = 0
     best_gain = -np.inf
@@ -186,22 +187,12 @@ def find_best_test_extended(node, data, layout, params, nodes, order, pools, scr
     best_map_offset = -1
     best_missing = -1
     i = 0
-    while i < n_cand:
-        if shuffle:
-            if n_unknown == 0 or (visited >= max_features and visited > n_constant_seen):
-                break
-            j = i + next_random(scratch.rng, n_cand - i)
-            tmp = cand[i]
-            cand[i] = cand[j]
-            cand[j] = tmp
-        f = cand[i]
-        i += 1
-        if shuffle:
-            visited += 1
-            if const_flags[const_row, f] != 0:
-                n_constant_seen += 1
-                continue
-            n_unknown -= 1
+    while True:
+        f, i, n_unknown, visited, n_constant_seen = next_candidate(
+            cand, i, n_cand, n_unknown, visited, n_constant_seen, max_features, shuffle,
+            const_flags, const_row, False, scratch.rng)
+        if f < 0:
+            break
         nc = n_codes[f]
         h = block_slot[f]
         gain = -np.inf
@@ -286,13 +277,8 @@ def find_best_test_extended(node, data, layout, params, nodes, order, pools, scr
                     task, width, criterion, nv, poff, weight, parent_mass, proxy_parent,
                     min_samples_leaf, min_weight_leaf, ext.monotonic[f], lower, upper, cut_code,
                     not ext.random_splitter or first_code == last_code, ext)
-                if lo >= 0 and hi == mcode:
-                    # present / missing: every value left (scikit-learn's infinite threshold)
-                    threshold = np.inf
-                elif lo >= 0 and cut_code < 0:
-                    off = data.value_offset[f]
-                    threshold = midpoint_threshold(data.lo_values[off + hi],
-                                                   data.hi_values[off + lo])
+                if lo >= 0 and cut_code < 0:
+                    threshold = code_threshold(data, f, lo, hi)
         if constant:
             const_flags[const_row, f] = 1
             if shuffle:
@@ -307,17 +293,9 @@ def find_best_test_extended(node, data, layout, params, nodes, order, pools, scr
             best_feature = f
             best_children = n_children
             best_missing = missing_slot
-            if kind[f] == KIND_CATEGORICAL:
-                for b in range(nc):
-                    nodes.maps[map_used + b] = scratch.slot_map[b]
-                best_map_offset = map_used
-                map_used += nc
-                best_lo = -1
-                best_threshold = np.nan
-            else:
-                best_map_offset = -1
-                best_lo = lo
-                best_threshold = threshold
+            best_map_offset, map_used, best_lo, best_threshold = keep_test(
+                kind[f] == KIND_CATEGORICAL, nc, scratch.slot_map, nodes.maps, map_used, lo,
+                threshold)
             if gain >= parent_mass:
                 break
     pools.counters[S_MAP_USED] = map_used

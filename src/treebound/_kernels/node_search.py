@@ -21,11 +21,16 @@ import numpy as np
 
 from treebound._config import (
     NO_NRT_INLINE_JIT_OPTIONS,
-    NO_NRT_JIT_OPTIONS,
     STEP_JIT_OPTIONS,
     njit,
 )
-from treebound._kernels.criteria import TASK_REGRESSION, stats_mass, stats_weight
+from treebound._kernels.criteria import TASK_REGRESSION, stats_mass
+from treebound._kernels.feature_draw import (
+    code_threshold,
+    first_candidates,
+    keep_test,
+    next_candidate,
+)
 from treebound._kernels.growth_state import (
     F_IMPURITY,
     F_P_GAIN,
@@ -51,32 +56,18 @@ from treebound._kernels.growth_state import (
 )
 from treebound._kernels.histograms import counts_from_stats
 from treebound._kernels.split_categorical import best_binary_subset, best_multiway
-from treebound._kernels.split_missing import scan_histogram_missing, scan_sorted_missing
 from treebound._kernels.split_numeric import (
     argsort_node,
-    code_of,
     counting_order,
     counting_sort_node,
     fill_histogram,
     gather_node_codes,
-    midpoint_threshold,
     scan_histogram,
     scan_sorted,
     scan_sorted_local,
 )
 
 _EPSILON = np.finfo(np.float64).eps
-
-
-@njit(**NO_NRT_JIT_OPTIONS)
-def next_random(state, high):
-    """Uniform integer in [0, high) from a splitmix64 stream (reproducible across platforms)."""
-    state[0] += np.uint64(0x9E3779B97F4A7C15)
-    z = state[0]
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    z = z ^ (z >> np.uint64(31))
-    return np.int64(z % np.uint64(high))
 
 
 @njit(**NO_NRT_INLINE_JIT_OPTIONS)
@@ -122,14 +113,6 @@ def _constant_in_node(samples, start, end, codes, codes_t, f, h):
             if np.int64(codes[f, samples[0, i]]) != first_code:
                 return False
     return True
-
-
-@njit(**NO_NRT_INLINE_JIT_OPTIONS)
-def _code_present(hist, hoff, hcount, coff, counts_in_hist, code, task, width):
-    """Whether a histogram (as :func:`scan_histogram` reads it) has rows with this code."""
-    if not counts_in_hist:
-        return hcount[coff + code] > 0
-    return stats_weight(hist, hoff + code * width, width, task) > 0.5
 
 
 @njit(**STEP_JIT_OPTIONS)
@@ -215,14 +198,8 @@ def find_best_test(node, data, layout, params, nodes, order, pools, scratch, cat
     # count as visited), until max_features are visited and at least one was not constant, or
     # none of unknown status is left. Otherwise every non-constant feature, in index order.
     shuffle = max_features < n_features
-    n_cand = 0
-    n_unknown = 0
-    for f in range(n_features):
-        if shuffle or const_flags[const_row, f] == 0:
-            cand[n_cand] = f
-            n_cand += 1
-            if const_flags[const_row, f] == 0:
-                n_unknown += 1
+    n_cand, n_unknown = first_candidates(const_flags, const_row, n_features, shuffle, False,
+                                         cand)
     best_gain = -np.inf
     best_feature = -1
     best_lo = -1
@@ -235,22 +212,12 @@ def find_best_test(node, data, layout, params, nodes, order, pools, scratch, cat
     n_constant_seen = 0
     i = 0
     y_ready = False
-    while i < n_cand:
-        if shuffle:
-            if n_unknown == 0 or (visited >= max_features and visited > n_constant_seen):
-                break
-            j = i + next_random(scratch.rng, n_cand - i)
-            tmp = cand[i]
-            cand[i] = cand[j]
-            cand[j] = tmp
-        f = cand[i]
-        i += 1
-        if shuffle:
-            visited += 1
-            if const_flags[const_row, f] != 0:
-                n_constant_seen += 1
-                continue
-            n_unknown -= 1
+    while True:
+        f, i, n_unknown, visited, n_constant_seen = next_candidate(
+            cand, i, n_cand, n_unknown, visited, n_constant_seen, max_features, shuffle,
+            const_flags, const_row, False, scratch.rng)
+        if f < 0:
+            break
         nc = n_codes[f]
         gain = -np.inf
         lo = -1
@@ -353,32 +320,18 @@ def find_best_test(node, data, layout, params, nodes, order, pools, scratch, cat
                             cat.present, cat.keys, cat.in_left, cat.order, cat.best_order,
                             scratch.perm, scratch.perm_scratch, 0.0)
         # A feature with missing values in training is scanned with its missing rows on each
-        # side only in nodes that hold some (sorted last / the last code).
-        if (sorted_scan and missing_code[f] >= 0
-                and code_of(codes, codes_t, f, h_scan, sort_order[order_row, order_end - 1])
-                == missing_code[f]):
-            gain, lo, hi, missing_slot = scan_sorted_missing(
+        # side in the nodes that hold some (sorted last / the last code).
+        if sorted_scan:
+            gain, lo, hi, missing_slot = scan_sorted(
                 sort_order, order_row, order_start, order_end, codes, codes_t, f, h_scan,
                 data.y_cls, data.y_val, data.w, task, width, criterion, nv, poff, weight,
                 parent_mass, min_samples_leaf, left, right, scratch.miss, scratch.mixed,
                 missing_code[f])
-        elif sorted_scan:
-            gain, lo, hi = scan_sorted(sort_order, order_row, order_start, order_end, codes,
-                                       codes_t, f, h_scan, data.y_cls, data.y_val, data.w, task,
-                                       width, criterion, nv, poff, weight, parent_mass,
-                                       min_samples_leaf, left, right)
-        elif hist_scan and missing_code[f] >= 0 and _code_present(
-                h_src, h_src_off, h_cnt, h_coff, h_counts_in_hist, missing_code[f], task,
-                width):
-            gain, lo, hi, missing_slot, n_present = scan_histogram_missing(
+        elif hist_scan:
+            gain, lo, hi, missing_slot, n_present = scan_histogram(
                 h_src, h_src_off, h_cnt, h_coff, h_counts_in_hist, nc, missing_code[f], n_node,
                 task, width, criterion, nv, poff, weight, parent_mass, min_samples_leaf, left,
                 right, scratch.miss, scratch.mixed)
-            constant = n_present <= 1
-        elif hist_scan:
-            gain, lo, hi, n_present = scan_histogram(
-                h_src, h_src_off, h_cnt, h_coff, h_counts_in_hist, nc, n_node, task, width,
-                criterion, nv, poff, weight, parent_mass, min_samples_leaf, left, right)
             constant = n_present <= 1
         if constant:
             const_flags[const_row, f] = 1
@@ -396,23 +349,10 @@ def find_best_test(node, data, layout, params, nodes, order, pools, scratch, cat
             best_feature = f
             best_children = n_children
             best_missing = missing_slot
-            if kind[f] == KIND_CATEGORICAL:
-                for b in range(nc):
-                    nodes.maps[map_used + b] = scratch.slot_map[b]
-                best_map_offset = map_used
-                map_used += nc
-                best_lo = -1
-                best_threshold = np.nan
-            else:
-                best_map_offset = -1
-                best_lo = lo
-                off = data.value_offset[f]
-                if hi == missing_code[f]:
-                    # present / missing: every value left (scikit-learn's infinite threshold)
-                    best_threshold = np.inf
-                else:
-                    best_threshold = midpoint_threshold(data.lo_values[off + hi],
-                                                        data.hi_values[off + lo])
+            categorical = kind[f] == KIND_CATEGORICAL
+            best_map_offset, map_used, best_lo, best_threshold = keep_test(
+                categorical, nc, scratch.slot_map, nodes.maps, map_used, lo,
+                np.nan if categorical else code_threshold(data, f, lo, hi))
             # A test leaving pure children has the largest possible gain (parent_mass): no later
             # feature can beat it (ties keep the first), so the search can stop.
             if gain >= parent_mass:

@@ -34,6 +34,7 @@ from treebound._kernels.criteria import (
     stats_mass,
     stats_weight,
 )
+from treebound._kernels.feature_draw import first_candidates, next_candidate
 from treebound._kernels.frontier import heap_pop, heap_push
 from treebound._kernels.growth_state import (
     F_IMPURITY,
@@ -54,7 +55,7 @@ from treebound._kernels.growth_state import (
     N_FLOAT_COLUMNS,
     N_INT_COLUMNS,
 )
-from treebound._kernels.node_search import _record_test, next_random, stays_leaf
+from treebound._kernels.node_search import _record_test, stays_leaf
 from treebound._kernels.sorting import stable_argsort
 from treebound._kernels.split_numeric import midpoint_threshold
 
@@ -290,11 +291,8 @@ def _search(node, ints, floats, stats, samples, params, row_ptr, row_feat, row_c
     if flagged:
         # scikit-learn's draws, as the dense kernel: among every feature, those known constant
         # here included (they count as visited)
-        for f in range(n_features):
-            cand[n_cand] = f
-            n_cand += 1
-            if (const_flags[const_row, f >> 6] >> np.uint64(f & 63)) & np.uint64(1) == 0:
-                n_unknown += 1
+        n_cand, n_unknown = first_candidates(const_flags, const_row, n_features, True, True,
+                                             cand)
     else:
         touched_sorted = np.sort(touched[:t])
         for j in range(t):
@@ -309,22 +307,12 @@ def _search(node, ints, floats, stats, samples, params, row_ptr, row_feat, row_c
     i = 0
     max_features = params.max_features
     shuffle = flagged
-    while i < n_cand:
-        if shuffle:
-            if n_unknown == 0 or (visited >= max_features and visited > n_constant_seen):
-                break
-            j = i + next_random(rng, n_cand - i)
-            tmp = cand[i]
-            cand[i] = cand[j]
-            cand[j] = tmp
-        f = cand[i]
-        i += 1
-        if shuffle:
-            visited += 1
-            if (const_flags[const_row, f >> 6] >> np.uint64(f & 63)) & np.uint64(1) != 0:
-                n_constant_seen += 1
-                continue
-            n_unknown -= 1
+    while True:
+        f, i, n_unknown, visited, n_constant_seen = next_candidate(
+            cand, i, n_cand, n_unknown, visited, n_constant_seen, max_features, shuffle,
+            const_flags, const_row, True, rng)
+        if f < 0:
+            break
         m = count[f]
         n_present = 0
         gain = -np.inf

@@ -13,11 +13,24 @@ the best ``b``:
 Both return the best gain ``mass(parent) - mass(children)``, the last code sent left and the first
 code sent right (``-1`` when no valid split exists). Ties keep the lowest threshold.
 
+Missing values: the missing rows of a feature carry its last code (``missing_code``, see
+:mod:`treebound._flat._feature_coding`). scikit-learn's rule (1.3 and later): every cut between
+two present values is tried with the missing rows on the right, then with them on the left, and
+last the test "value present / value missing" (the present rows left, the missing rows right: a
+threshold of ``+inf``); the first best is kept (ties prefer missing on the right, then the
+lowest threshold). Both scans evaluate the two placements at every cut in one pass: they keep
+the statistics of the left child ``L``, of the right child without the missing rows ``R`` and
+of the missing rows ``M``, so the children are ``(L, R + M)`` or ``(L + M, R)``. Gini and
+entropy keep running sums of their per-class terms for all four vectors (O(1) per candidate
+after a code's update; the sorted scan keeps them for Gini only, whose integer counts make them
+independent of the order of the rows); the other criteria read the count vectors at each cut. A
+node without missing rows is scanned with the arithmetic of the plain scan (no ``M``), bit for
+bit.
+
 Performance note: these kernels index 2-D arrays with explicit rows and flat arrays with explicit
 offsets instead of taking slices; array views in hot loops cost an atomic reference-count update
 each in numba.
 """
-
 from __future__ import annotations
 
 import numpy as np
@@ -27,12 +40,14 @@ from treebound._kernels.criteria import (
     NO_RUNNING_SUMS,
     RUNNING_SUMS,
     TASK_REGRESSION,
+    add_sample_stats,
     classification_mass,
     running_children_mass,
     running_sums,
     running_term_change,
     squared_error_gain,
     stats_mass,
+    stats_weight,
 )
 from treebound._kernels.sorting import stable_argsort
 
@@ -47,29 +62,69 @@ def code_of(codes, codes_t, f, h, s):
 
 
 @njit(**NO_NRT_INLINE_JIT_OPTIONS)
+def combine_missing_sides(gain_r, lo_r, hi_r, gain_l, lo_l, hi_l, gain_inf, lo_inf,
+                          missing_code):
+    """scikit-learn's order of the candidates with missing rows: missing right (every cut),
+    then missing left, then present / missing; a later candidate must be strictly better.
+    Returns ``(gain, left_code, right_code, missing_slot)``."""
+    gain, lo, hi, slot = gain_r, lo_r, hi_r, 1
+    if gain_l > gain:
+        gain, lo, hi, slot = gain_l, lo_l, hi_l, 0
+    if gain_inf > gain:
+        gain, lo, hi, slot = gain_inf, lo_inf, missing_code, 1
+    return gain, lo, hi, slot
+
+
+@njit(**NO_NRT_INLINE_JIT_OPTIONS)
 def scan_sorted(order, order_row, start, end, codes, codes_t, f, h, y_cls, y_val, w, task, width,
                 criterion, parent, parent_off, parent_weight, parent_mass, min_samples_leaf, left,
-                right):
-    """Scan samples ``order[order_row, start:end]`` (sorted by ``codes[f]``) for the best cut."""
-    best_gain = -np.inf
-    best_lo = -1
-    best_hi = -1
-    n = end - start
+                right, miss, mixed, missing_code):
+    """Scan samples ``order[order_row, start:end]`` (sorted by ``codes[f]``) for the best cut.
+
+    The node's missing rows (code ``missing_code``, sorted last; ``-1``: the feature has none)
+    are tried on each side of every cut, then the test present / missing (see the module
+    docstring); ``miss`` and ``mixed`` are work rows of ``width``. Returns ``(gain, left_code,
+    right_code, missing_slot)``: ``right_code`` is the missing code for the present / missing
+    test, ``missing_slot`` 0 (left) or 1 (right), -1 when the node has no missing rows.
+    """
     regression = task == TASK_REGRESSION
     running = not regression and running_sums(criterion, True) != NO_RUNNING_SUMS
+    end_real = end
+    if missing_code >= 0:
+        for k in range(width):
+            miss[k] = 0.0
+        while end_real > start and code_of(codes, codes_t, f, h,
+                                           order[order_row, end_real - 1]) == missing_code:
+            end_real -= 1
+            add_sample_stats(miss, 0, order[order_row, end_real], y_cls, y_val, w, task)
+    n = end - start
+    n_miss = end - end_real
+    with_missing = n_miss > 0
+    weight_miss = stats_weight(miss, 0, width, task) if with_missing else 0.0
+    sum_y = parent[parent_off + 1] if regression else 0.0
+    sum_y_miss = miss[1] if regression and with_missing else 0.0
+    # running sums of L and R (without the missing rows), and of L + M and R + M
     sum_left = 0.0
     sum_right = 0.0
+    sum_left_m = 0.0
+    sum_right_m = 0.0
     for k in range(width):
         left[k] = 0.0
-        right[k] = parent[parent_off + k]
+        right[k] = parent[parent_off + k] - miss[k] if with_missing else parent[parent_off + k]
         if running:
             sum_right += running_term_change(criterion, 0.0, right[k])
+            if with_missing:
+                sum_left_m += running_term_change(criterion, 0.0, miss[k])
+                sum_right_m += running_term_change(criterion, 0.0, parent[parent_off + k])
     weight_left = 0.0
-    sum_y = parent[parent_off + 1] if regression else 0.0
     sum_y_left = 0.0
+    gain_r, lo_r, hi_r = -np.inf, -1, -1
+    gain_l, lo_l, hi_l = -np.inf, -1, -1
+    if end_real == start:
+        return -np.inf, -1, -1, 1
     s = order[order_row, start]
     code_here = code_of(codes, codes_t, f, h, s)
-    for i in range(start, end - 1):
+    for i in range(start, end_real - 1):
         ws = w[s]
         weight_left += ws
         if regression:
@@ -81,6 +136,10 @@ def scan_sorted(order, order_row, start, end, codes, codes_t, f, h, y_cls, y_val
             if running:
                 sum_left += running_term_change(criterion, cl, ws)
                 sum_right += running_term_change(criterion, cr, -ws)
+                if with_missing:
+                    m = miss[k]
+                    sum_left_m += running_term_change(criterion, cl + m, ws)
+                    sum_right_m += running_term_change(criterion, cr + m, -ws)
             left[k] = cl + ws
             right[k] = cr - ws
         n_left = i - start + 1
@@ -88,25 +147,67 @@ def scan_sorted(order, order_row, start, end, codes, codes_t, f, h, y_cls, y_val
             break
         s_next = order[order_row, i + 1]
         code_next = code_of(codes, codes_t, f, h, s_next)
-        if n_left >= min_samples_leaf and code_here != code_next:
-            weight_right = parent_weight - weight_left
-            if regression:
-                gain = squared_error_gain(weight_left, sum_y_left, parent_weight, sum_y)
-            elif running:
-                gain = parent_mass - running_children_mass(criterion, weight_left, weight_right,
-                                                           sum_left, sum_right)
-            else:
-                # entropy and the others: from the count vectors (see running_sums)
-                gain = parent_mass - (classification_mass(left, 0, width, weight_left, criterion)
-                                      + classification_mass(right, 0, width, weight_right,
-                                                            criterion))
-            if gain > best_gain:
-                best_gain = gain
-                best_lo = code_here
-                best_hi = code_next
+        if code_here != code_next:
+            weight_right = parent_weight - weight_left  # R + M
+            if n_left >= min_samples_leaf:
+                # the missing rows right (all of the node's rows when it has none)
+                if regression:
+                    gain = squared_error_gain(weight_left, sum_y_left, parent_weight, sum_y)
+                elif running:
+                    gain = parent_mass - running_children_mass(
+                        criterion, weight_left, weight_right, sum_left,
+                        sum_right_m if with_missing else sum_right)
+                elif with_missing:
+                    for k in range(width):
+                        mixed[k] = right[k] + miss[k]
+                    gain = parent_mass - (
+                        classification_mass(left, 0, width, weight_left, criterion)
+                        + classification_mass(mixed, 0, width, weight_right, criterion))
+                else:
+                    # entropy and the others: from the count vectors (see running_sums)
+                    gain = parent_mass - (
+                        classification_mass(left, 0, width, weight_left, criterion)
+                        + classification_mass(right, 0, width, weight_right, criterion))
+                if gain > gain_r:
+                    gain_r, lo_r, hi_r = gain, code_here, code_next
+            if (with_missing and n_left + n_miss >= min_samples_leaf
+                    and n - n_left - n_miss >= min_samples_leaf):
+                # the missing rows left
+                if regression:
+                    gain = squared_error_gain(weight_left + weight_miss, sum_y_left + sum_y_miss,
+                                              parent_weight, sum_y)
+                elif running:
+                    gain = parent_mass - running_children_mass(
+                        criterion, weight_left + weight_miss, weight_right - weight_miss,
+                        sum_left_m, sum_right)
+                else:
+                    for k in range(width):
+                        mixed[k] = left[k] + miss[k]
+                    gain = parent_mass - (
+                        classification_mass(mixed, 0, width, weight_left + weight_miss,
+                                            criterion)
+                        + classification_mass(right, 0, width, weight_right - weight_miss,
+                                              criterion))
+                if gain > gain_l:
+                    gain_l, lo_l, hi_l = gain, code_here, code_next
         s = s_next
         code_here = code_next
-    return best_gain, best_lo, best_hi
+    if not with_missing:
+        return gain_r, lo_r, hi_r, -1
+    gain_inf = -np.inf
+    last_present = code_of(codes, codes_t, f, h, order[order_row, end_real - 1])
+    if n_miss >= min_samples_leaf and n - n_miss >= min_samples_leaf:
+        if regression:
+            gain_inf = squared_error_gain(parent_weight - weight_miss, sum_y - sum_y_miss,
+                                          parent_weight, sum_y)
+        else:
+            for k in range(width):
+                mixed[k] = parent[parent_off + k] - miss[k]
+            gain_inf = parent_mass - (
+                classification_mass(mixed, 0, width, parent_weight - weight_miss, criterion)
+                + classification_mass(miss, 0, width, weight_miss, criterion))
+    return combine_missing_sides(gain_r, lo_r, hi_r, gain_l, lo_l, hi_l, gain_inf,
+                                 last_present, missing_code)
 
 
 @njit(**NO_NRT_JIT_OPTIONS)
@@ -137,45 +238,70 @@ def fill_histogram(samples, start, end, codes, codes_t, f, h, y_cls, y_val, w, t
 
 
 @njit(**NO_NRT_INLINE_JIT_OPTIONS)
-def scan_histogram(hist, hoff, hcount, coff, counts_in_hist, n_codes, n_node, task, width,
-                   criterion, parent, parent_off, parent_weight, parent_mass, min_samples_leaf,
-                   left, right):
+def _code_count(hist, base, hcount, coff, counts_in_hist, b, width, regression):
+    """Rows with code ``b`` (as :func:`scan_histogram` reads them)."""
+    if counts_in_hist:
+        if regression:
+            return np.int64(hist[base] + 0.5)
+        total = 0.0
+        for k in range(width):
+            total += hist[base + k]
+        return np.int64(total + 0.5)
+    return hcount[coff + b]
+
+
+@njit(**NO_NRT_INLINE_JIT_OPTIONS)
+def scan_histogram(hist, hoff, hcount, coff, counts_in_hist, n_codes, missing_code, n_node, task,
+                   width, criterion, parent, parent_off, parent_weight, parent_mass,
+                   min_samples_leaf, left, right, miss, mixed):
     """Scan per-code statistics ``hist[hoff + code * width + k]`` in code order.
 
     With ``counts_in_hist`` (unit sample weights) a code's sample count is read off its
     statistics, otherwise from ``hcount[coff + code]``. Criteria with running sums (Gini,
-    entropy) cost O(1) per candidate after their code's O(classes) update. Returns ``(gain,
-    left_code, right_code, n_present)``; ``n_present`` counts non-empty codes (>= 2 unless the
-    feature is constant in the node).
+    entropy) cost O(1) per candidate after their code's O(classes) update. The missing rows
+    (code ``missing_code``, the last; ``-1``: the feature has none) are tried on each side of
+    every cut, then the test present / missing (see the module docstring); ``miss`` and
+    ``mixed`` are work rows of ``width``. Returns ``(gain, left_code, right_code, missing_slot,
+    n_present)``: ``missing_slot`` as :func:`scan_sorted`; ``n_present`` counts non-empty
+    codes, the missing one included (>= 2 unless the feature is constant in the node).
     """
-    best_gain = -np.inf
-    best_lo = -1
-    best_hi = -1
     regression = task == TASK_REGRESSION
     running = NO_RUNNING_SUMS if regression else running_sums(criterion, False)
+    n_miss = 0
+    n_scan = n_codes
+    if missing_code >= 0:
+        n_scan = missing_code
+        n_miss = _code_count(hist, hoff + missing_code * width, hcount, coff, counts_in_hist,
+                             missing_code, width, regression)
+    with_missing = n_miss > 0
+    weight_miss = 0.0
+    if with_missing:
+        mbase = hoff + missing_code * width
+        weight_miss = stats_weight(hist, mbase, width, task)
+        for k in range(width):
+            miss[k] = hist[mbase + k]
+    # running sums of L and R (without the missing rows), and of L + M and R + M
     sum_left = 0.0
     sum_right = 0.0
+    sum_left_m = 0.0
+    sum_right_m = 0.0
     for k in range(width):
         left[k] = 0.0
-        right[k] = parent[parent_off + k]
+        right[k] = parent[parent_off + k] - miss[k] if with_missing else parent[parent_off + k]
         if running != NO_RUNNING_SUMS:
             sum_right += running_term_change(criterion, 0.0, right[k])
+            if with_missing:
+                sum_left_m += running_term_change(criterion, 0.0, miss[k])
+                sum_right_m += running_term_change(criterion, 0.0, parent[parent_off + k])
     weight_left = 0.0
+    gain_r, lo_r, hi_r = -np.inf, -1, -1
+    gain_l, lo_l, hi_l = -np.inf, -1, -1
     prev = -1
     n_left = 0
     n_present = 0
-    for b in range(n_codes):
+    for b in range(n_scan):
         base = hoff + b * width
-        if counts_in_hist:
-            if regression:
-                count = np.int64(hist[base] + 0.5)
-            else:
-                total = 0.0
-                for k in range(width):
-                    total += hist[base + k]
-                count = np.int64(total + 0.5)
-        else:
-            count = hcount[coff + b]
+        count = _code_count(hist, base, hcount, coff, counts_in_hist, b, width, regression)
         if count == 0:
             continue
         n_present += 1
@@ -183,18 +309,35 @@ def scan_histogram(hist, hoff, hcount, coff, counts_in_hist, n_codes, n_node, ta
             if n_node - n_left < min_samples_leaf:
                 break
             if n_left >= min_samples_leaf:
+                # the missing rows right (all of the node's rows when it has none)
                 if running != NO_RUNNING_SUMS:
                     child = running_children_mass(criterion, weight_left,
                                                   parent_weight - weight_left, sum_left,
-                                                  sum_right)
+                                                  sum_right_m if with_missing else sum_right)
+                elif with_missing:
+                    for k in range(width):
+                        mixed[k] = right[k] + miss[k]
+                    child = stats_mass(left, 0, width, task, criterion) + \
+                        stats_mass(mixed, 0, width, task, criterion)
                 else:
                     child = stats_mass(left, 0, width, task, criterion) + \
                         stats_mass(right, 0, width, task, criterion)
-                gain = parent_mass - child
-                if gain > best_gain:
-                    best_gain = gain
-                    best_lo = prev
-                    best_hi = b
+                if parent_mass - child > gain_r:
+                    gain_r, lo_r, hi_r = parent_mass - child, prev, b
+            if (with_missing and n_left + n_miss >= min_samples_leaf
+                    and n_node - n_left - n_miss >= min_samples_leaf):
+                # the missing rows left
+                if running != NO_RUNNING_SUMS:
+                    child = running_children_mass(criterion, weight_left + weight_miss,
+                                                  parent_weight - weight_left - weight_miss,
+                                                  sum_left_m, sum_right)
+                else:
+                    for k in range(width):
+                        mixed[k] = left[k] + miss[k]
+                    child = stats_mass(mixed, 0, width, task, criterion) + \
+                        stats_mass(right, 0, width, task, criterion)
+                if parent_mass - child > gain_l:
+                    gain_l, lo_l, hi_l = parent_mass - child, prev, b
         if running == RUNNING_SUMS:
             # branch-free: an empty class adds exactly 0 to every sum (no mispredictions on
             # the many empty class cells of wide histograms)
@@ -204,6 +347,10 @@ def scan_histogram(hist, hoff, hcount, coff, counts_in_hist, n_codes, n_node, ta
                 cr = right[k]
                 sum_left += running_term_change(criterion, cl, h)
                 sum_right += running_term_change(criterion, cr, -h)
+                if with_missing:
+                    m = miss[k]
+                    sum_left_m += running_term_change(criterion, cl + m, h)
+                    sum_right_m += running_term_change(criterion, cr + m, -h)
                 left[k] = cl + h
                 right[k] = cr - h
                 weight_left += h
@@ -215,6 +362,10 @@ def scan_histogram(hist, hoff, hcount, coff, counts_in_hist, n_codes, n_node, ta
                     cr = right[k]
                     sum_left += running_term_change(criterion, cl, h)
                     sum_right += running_term_change(criterion, cr, -h)
+                    if with_missing:
+                        m = miss[k]
+                        sum_left_m += running_term_change(criterion, cl + m, h)
+                        sum_right_m += running_term_change(criterion, cr + m, -h)
                     left[k] = cl + h
                     right[k] = cr - h
                     weight_left += h
@@ -224,7 +375,23 @@ def scan_histogram(hist, hoff, hcount, coff, counts_in_hist, n_codes, n_node, ta
                 right[k] -= hist[base + k]
         n_left += count
         prev = b
-    return best_gain, best_lo, best_hi, n_present
+    if not with_missing:
+        return gain_r, lo_r, hi_r, -1, n_present
+    n_present += 1
+    last_present = n_scan - 1
+    while last_present >= 0 and _code_count(hist, hoff + last_present * width, hcount, coff,
+                                            counts_in_hist, last_present, width,
+                                            regression) == 0:
+        last_present -= 1
+    gain_inf = -np.inf
+    if last_present >= 0 and n_miss >= min_samples_leaf and n_node - n_miss >= min_samples_leaf:
+        for k in range(width):
+            mixed[k] = parent[parent_off + k] - miss[k]
+        gain_inf = parent_mass - (stats_mass(mixed, 0, width, task, criterion)
+                                  + stats_mass(miss, 0, width, task, criterion))
+    gain, lo, hi, slot = combine_missing_sides(gain_r, lo_r, hi_r, gain_l, lo_l, hi_l, gain_inf,
+                                               last_present, missing_code)
+    return gain, lo, hi, slot, n_present
 
 
 @njit(**NO_NRT_JIT_OPTIONS)
