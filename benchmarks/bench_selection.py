@@ -22,7 +22,7 @@ from pathlib import Path
 from treebound_lab.certify_bench import default_datasets
 from treebound_lab.defaults_tuning import BOUND_TUNING
 from treebound_lab.provenance import current_commit, results_header
-from treebound_lab.selection_bench import peer_rows, read_rows, run_selection
+from treebound_lab.selection_bench import peer_folds, peer_rows, read_rows, run_selection
 from treebound_lab.selection_report import selection_plot, selection_report
 
 HERE = Path(__file__).resolve().parent
@@ -53,6 +53,7 @@ def main(argv=None) -> None:
     tuning_names = list(args.tuning if args.tuning is not None else BOUND_TUNING)
     header = results_header(TITLE)
     started = time.perf_counter()
+    folds = peer_folds(RESULTS / "peers.csv")
     if args.report_only:
         rows = read_rows(csv_path)
         seconds = float("nan")
@@ -60,14 +61,16 @@ def main(argv=None) -> None:
         if csv_path.is_file() and not args.resume:
             csv_path.unlink()
         rows = run_selection(args.data_dir, report_names, tuning_names, args.splits,
-                             args.tuning_splits, current_commit(), csv_path=csv_path)
+                             args.tuning_splits, current_commit(), csv_path=csv_path,
+                             check_folds=folds)
         seconds = time.perf_counter() - started
     peers, peers_commit = peer_rows(RESULTS / "peers.csv", report_names, args.splits)
     everything = rows + peers
     out.write_text(selection_report(everything, header, n_splits_report=args.splits,
                                     n_splits_tuning=args.tuning_splits,
                                     tuning_names=tuning_names, report_names=report_names,
-                                    peers_commit=peers_commit, seconds=seconds))
+                                    peers_commit=peers_commit, seconds=seconds,
+                                    peers_folds=folds))
     selection_plot(everything, png_path)
     print(f"wrote {out}, {png_path} and {csv_path}")
 

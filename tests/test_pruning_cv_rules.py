@@ -106,14 +106,50 @@ def test_certified_matches_a_naive_selection(seed, n_se):
     model = DecisionTreeClassifier(pruning="certified",
                                    pruning_params={"n_folds": 4, "n_se": n_se}, **kw).fit(X, y)
     oracle, band, certificates, chosen = _naive_certified(X, y, kw, 4, seed, n_se)
+    _check_against_oracle(model, oracle, band, certificates, chosen)
+
+
+def _check_against_oracle(model, oracle, band, certificates, chosen):
     info = model.pruning_info_
     assert info["candidates"] == band
-    np.testing.assert_allclose(info["certificates"], [certificates[k] for k in band], rtol=1e-12)
     assert info["chosen"] == chosen
     assert model.get_n_leaves() == oracle["n_leaves"][chosen]
     # the objective is the chosen tree's certificate, and the estimator's own certificate_
     assert model.pruning_objective_ == certificates[chosen]
     assert model.certificate_.risk_upper_bound == certificates[chosen]
+    for k, value, lower in zip(band, info["certificates"], info["certificate_lower_bounds"],
+                               strict=True):
+        assert lower <= certificates[k] * (1 + 1e-12)  # a lower bound of every certificate
+        if value is None:  # skipped: it could not have been chosen
+            assert lower > certificates[chosen]
+        else:
+            assert value == pytest.approx(certificates[k], rel=1e-12)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_certified_branch_and_bound_matches_every_candidate_certified(seed):
+    """Larger trees, where Theorem 9's tables are computed and candidates are skipped: the
+    choice is that of certifying every candidate of the band with ``treebound.certify`` (the
+    path and its CV errors are checked against brute force above)."""
+    from treebound import certify
+    from treebound.pruning.cost_complexity import weakest_link_sequence
+
+    X, y = _noisy(seed, n=300)
+    kw = {"max_leaf_nodes": 25, "random_state": seed}
+    model = DecisionTreeClassifier(pruning="certified", pruning_params={"n_folds": 5, "n_se": 2},
+                                   **kw).fit(X, y)
+    grown = DecisionTreeClassifier(**kw).fit(X, y)
+    flat = grown.tree_.flat
+    sequence = weakest_link_sequence(flat, "error")
+    band = model.pruning_info_["candidates"]
+    certificates = {}
+    for k in band:
+        grown.tree_ = flat.collapse(sequence.make_leaf(k))[0]
+        certificates[k] = certify(grown, X, y).risk_upper_bound
+    chosen = min(band, key=lambda k: (certificates[k], -k))
+    oracle = {"n_leaves": sequence.n_leaves.tolist()}
+    _check_against_oracle(model, oracle, band, certificates, chosen)
+    assert None in model.pruning_info_["certificates"]  # the bound did skip some
 
 
 def test_certified_never_worse_than_the_one_se_tree_in_certificate():
@@ -128,7 +164,7 @@ def test_certified_never_worse_than_the_one_se_tree_in_certificate():
     bound = certified.certificate_.risk_upper_bound
     assert bound <= one_se.certificate_.risk_upper_bound
     assert bound <= best.certificate_.risk_upper_bound
-    assert min(certified.pruning_info_["certificates"]) == bound
+    assert min(c for c in certified.pruning_info_["certificates"] if c is not None) == bound
 
 
 def test_certified_refuses_regression_and_bad_options():
@@ -157,3 +193,24 @@ def test_certified_with_multiway_categorical_trees_and_labels_minus_one_plus_one
         assert set(model.predict(X)) <= {-1, 1}
         assert 0 < model.pruning_objective_ <= 1
         assert model.certificate_.risk_upper_bound <= 1
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000), leaves=st.integers(2, 30), n_features=st.integers(1, 6),
+       n_classes=st.integers(2, 4))
+def test_growth_lower_bound_never_above_the_growth_bound(seed, leaves, n_features, n_classes):
+    """What certified selection skips candidates with: at most the log growth bound hti uses
+    (Theorem 9's tables or the closed form), on trees of every size and class count."""
+    from treebound.certificates._methods import log_growth_bound, log_growth_lower_bound
+    from treebound.pruning.certified import _Candidate
+
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(120, n_features)).round(1)
+    y = rng.integers(0, n_classes, size=120)
+    tree = DecisionTreeClassifier(max_leaf_nodes=leaves, random_state=seed).fit(X, y).tree_.flat
+    candidate = _Candidate(tree, X, y, 0.05)
+    deployed, points = candidate.sample.deployed, 5 * len(y)
+    lower = log_growth_lower_bound(deployed, points, candidate.multiway)
+    value, _ = log_growth_bound(deployed, points, candidate.multiway)
+    assert 0.0 <= lower <= value
+    assert candidate.lower_bound() <= candidate.certificate()[0]

@@ -6,7 +6,13 @@ import itertools
 import numpy as np
 import pytest
 
-from treebound_lab.selection_bench import RULES, run_selection
+from treebound_lab.selection_bench import (
+    CERTIFIED_VARIANTS,
+    CHECK_MODEL,
+    RULES,
+    peer_folds,
+    run_selection,
+)
 from treebound_lab.selection_report import pareto_front, selection_plot, selection_report
 
 
@@ -50,7 +56,7 @@ def test_selection_benchmark_rows_page_and_plot(data_dir, tmp_path):
     rows = run_selection(data_dir, ["toy"], ["tune"], 1, 1, "test", echo=lambda *_: None)
     report = {r["model"] for r in rows if r["group"] == "report"}
     tuning = {r["model"] for r in rows if r["group"] == "tuning"}
-    assert report == {*RULES, "sklearn_cart_cv"}
+    assert report == {*RULES, *CERTIFIED_VARIANTS, "sklearn_cart_cv"}
     assert tuning > set(RULES) and "sklearn_cart_cv" in tuning
     assert any(m.startswith("bound e=") for m in tuning)
     for row in rows:
@@ -62,7 +68,8 @@ def test_selection_benchmark_rows_page_and_plot(data_dir, tmp_path):
                             tuning_names=["tune"], report_names=["toy"], peers_commit="",
                             seconds=1.0)
     assert "## Report data" in page and "## Tuning data" in page and "Pareto front" in page
-    assert "re-examined here" in page and "**Time**" in page
+    assert "re-examined here" in page and "**Time**" in page and "chosen here" in page
+    assert "The bands of `certified` on these data" in page
     # resuming skips the splits already written
     csv_path = tmp_path / "rows.csv"
     first = run_selection(data_dir, ["toy"], [], 1, 1, "test", echo=lambda *_: None,
@@ -73,3 +80,24 @@ def test_selection_benchmark_rows_page_and_plot(data_dir, tmp_path):
     assert [r["seconds"] for r in again] == pytest.approx([r["seconds"] for r in first])
     selection_plot(rows, tmp_path / "selection.png")
     assert (tmp_path / "selection.png").stat().st_size > 1000
+
+
+def test_the_check_of_peers_csv_refits_with_its_folds(data_dir, tmp_path):
+    peers = tmp_path / "peers.csv"
+    header = "dataset,split,seed,model,n_fits\n"
+    peers.write_text(header + "toy,0,1,ccp_cv,4\ntoy,0,1,sklearn_cart_cv,61\n")
+    assert peer_folds(peers) == 3  # n_fits of ccp_cv = folds + 1
+    peers.write_text(header + "toy,0,1,ccp_cv,4\ntoy,1,11,ccp_cv,11\n")
+    assert peer_folds(peers) is None  # two fold counts: no single protocol
+    assert peer_folds(tmp_path / "absent.csv") is None
+    rows = run_selection(data_dir, ["toy"], [], 1, 1, "test", echo=lambda *_: None,
+                         check_folds=3)
+    check = [r for r in rows if r["model"] == CHECK_MODEL]
+    assert len(check) == 1
+    stored = dict(check[0], model="sklearn_cart_cv_stored")
+    page = selection_report(rows + [stored], ["# title", ""], n_splits_report=1,
+                            n_splits_tuning=1, tuning_names=[], report_names=["toy"],
+                            peers_commit="abc", seconds=1.0, peers_folds=3)
+    assert "made with 3-fold cross-validation" in page
+    assert "is the stored tree (leaves and test error) on 1 of 1 splits" in page
+    assert f"`{CHECK_MODEL}`" not in page  # a check, not a model of the page

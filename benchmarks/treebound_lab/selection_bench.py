@@ -36,8 +36,8 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["BOUND_VARIANTS", "FIELDS", "PEER_ROWS", "RULES", "TUNING_ROWS", "peer_rows",
-           "read_rows", "run_selection"]
+__all__ = ["BOUND_VARIANTS", "CERTIFIED_VARIANTS", "CHECK_MODEL", "FIELDS", "PEER_ROWS", "RULES",
+           "TUNING_ROWS", "peer_folds", "peer_rows", "read_rows", "run_selection"]
 
 #: Rows of every tuning dataset (subsampled, stratified).
 TUNING_ROWS = 1000
@@ -70,8 +70,19 @@ BOUND_VARIANTS = {
     "bound e=1": {"pruning": "bound", "pruning_params": {"error_prior_exponent": 1.0}},
     "bound sqrt(n)": {"pruning": "bound", "max_leaf_nodes": "sqrt"},
 }
+#: Widths of the band of certified selection (in standard errors) examined on the tuning data,
+#: the default ``n_se = 1`` being ``certified``; on the report data they only draw the frontier.
+CERTIFIED_VARIANTS = {
+    "certified 0.75se": {"pruning": "certified", "pruning_params": {"n_se": 0.75}},
+    "certified 0.5se": {"pruning": "certified", "pruning_params": {"n_se": 0.5}},
+    "certified 0.25se": {"pruning": "certified", "pruning_params": {"n_se": 0.25}},
+    "certified 0se": {"pruning": "certified", "pruning_params": {"n_se": 0.0}},
+}
 #: Models of peers.csv read for the report data.
 PEER_ROWS = ("streed_cv", "gosdt_cv")
+#: scikit-learn's CV tree refitted with the folds of the stored rows of peers.csv, to check
+#: them (not a model of the page).
+CHECK_MODEL = "sklearn_cart_cv_check"
 FIELDS = ["group", "dataset", "split", "seed", "model", "n_train", "n_classes", "test_error",
           "certificate", "n_leaves", "seconds", "commit"]
 
@@ -91,7 +102,8 @@ def _fit_and_certify(name, keywords, seed, X_tr, y_tr, X_te, y_te):
 
     start = time.process_time()
     if name.startswith("sklearn_cart_cv"):
-        model = SklearnCartCV("grid_search", n_folds=N_FOLDS, random_state=seed).fit(
+        n_folds = keywords["n_folds"] if keywords else N_FOLDS
+        model = SklearnCartCV("grid_search", n_folds=n_folds, random_state=seed).fit(
             X_tr, y_tr).estimator_
         certificate = certify(model, X_tr, y_tr, delta=DELTA).risk_upper_bound
         leaves = int(model.get_n_leaves())
@@ -133,10 +145,12 @@ def _splits(group, data_dir, name, n_splits):
 
 
 def run_selection(data_dir, report_names, tuning_names, n_splits_report, n_splits_tuning,
-                  commit, echo=print, csv_path=None) -> list[dict]:
+                  commit, echo=print, csv_path=None, check_folds=None) -> list[dict]:
     """One row per group, dataset, split and model (:data:`FIELDS`). With ``csv_path``, every
     split's rows are appended to it as they come, and the splits already there are skipped
-    (a run can be resumed)."""
+    (a run can be resumed). With ``check_folds`` (the folds of the stored rows of peers.csv,
+    :func:`peer_folds`), scikit-learn's CV tree is refitted on the report data with those folds
+    too (:data:`CHECK_MODEL`)."""
     _warm_up()
     rows = read_rows(csv_path) if csv_path is not None and Path(csv_path).is_file() else []
     done = {(r["group"], r["dataset"], r["split"], r["model"]) for r in rows}
@@ -144,9 +158,12 @@ def run_selection(data_dir, report_names, tuning_names, n_splits_report, n_split
     plan += [("report", name, n_splits_report) for name in report_names]
     for group, name, n_splits in plan:
         models = {n: k for n, (k, _) in RULES.items()}
+        models.update(CERTIFIED_VARIANTS)
         if group == "tuning":
             models.update(BOUND_VARIANTS)
         models["sklearn_cart_cv"] = None
+        if group == "report" and check_folds:
+            models[CHECK_MODEL] = {"n_folds": check_folds}
         for split, seed, X_tr, X_te, y_tr, y_te in _splits(group, data_dir, name, n_splits):
             line, new = [], []
             for model_name, keywords in models.items():
@@ -189,6 +206,19 @@ def read_rows(path) -> list[dict]:
     return rows
 
 
+def peer_folds(peers_csv) -> int | None:
+    """The folds of the cross-validations behind the rows of ``peers.csv``, read from its
+    ``ccp_cv`` rows (``n_fits`` = folds + 1); None without the file or those rows."""
+    path = Path(peers_csv)
+    if not path.is_file():
+        return None
+    with path.open() as handle:
+        fits = {int(row["n_fits"]) for row in csv.DictReader(handle) if row["model"] == "ccp_cv"}
+    if len(fits) != 1:
+        return None
+    return fits.pop() - 1
+
+
 def peer_rows(peers_csv, report_names, n_splits) -> tuple[list[dict], str]:
     """The rows of :data:`PEER_ROWS` on the report data and splits, from ``peers.csv``, with
     its scikit-learn rows as ``sklearn_cart_cv_stored`` (to check against the refitted ones);
@@ -205,7 +235,8 @@ def peer_rows(peers_csv, report_names, n_splits) -> tuple[list[dict], str]:
                 stored = row["model"] == "sklearn_cart_cv"
                 out.append({"group": "report", "dataset": row["dataset"],
                             "split": int(row["split"]), "seed": int(row["seed"]),
-                            "model": "sklearn_cart_cv_stored" if stored else row["model"], "n_train": int(row["n_train"]),
+                            "model": "sklearn_cart_cv_stored" if stored else row["model"],
+                            "n_train": int(row["n_train"]),
                             "n_classes": int(row["n_classes"]),
                             "test_error": float(row["test_error"]),
                             "certificate": float(row["certificate"]),

@@ -6,13 +6,27 @@ from collections import defaultdict
 
 import numpy as np
 
-from treebound_lab.selection_bench import BOUND_VARIANTS, PEER_ROWS, RULES, TUNING_ROWS
+from treebound_lab.selection_bench import (
+    BOUND_VARIANTS,
+    CERTIFIED_VARIANTS,
+    CHECK_MODEL,
+    PEER_ROWS,
+    RULES,
+    TUNING_ROWS,
+)
 
 __all__ = ["pareto_front", "selection_plot", "selection_report", "summarize"]
 
 PEER_LABELS = {"sklearn_cart_cv": "scikit-learn CART, `ccp_alpha` by 10-fold GridSearchCV",
-               "streed_cv": "STreeD, depth and cost-complexity by 10-fold CV (from peers.csv)",
-               "gosdt_cv": "GOSDT, regularization by 10-fold CV (from peers.csv)"}
+               "streed_cv": "STreeD, depth and cost-complexity by {folds}-fold CV (from "
+                            "peers.csv)",
+               "gosdt_cv": "GOSDT, regularization by {folds}-fold CV (from peers.csv)"}
+
+
+def _auxiliary(model) -> bool:
+    """Rows kept only to check peers.csv, not models of the page."""
+    return model.endswith("_stored") or model == CHECK_MODEL
+
 
 
 def summarize(rows, group) -> dict[str, dict]:
@@ -50,17 +64,20 @@ def pareto_front(summary) -> list[str]:
     return sorted(front, key=lambda m: summary[m]["test_error"])
 
 
-def _what(model) -> str:
+def _what(model, folds="?") -> str:
     if model in RULES:
         return RULES[model][1]
+    if model in CERTIFIED_VARIANTS:
+        n_se = CERTIFIED_VARIANTS[model]["pruning_params"]["n_se"]
+        return f"`pruning=\"certified\"`, band of {n_se:g} SE (decided on the tuning data)"
     if model in BOUND_VARIANTS:
         params = dict(BOUND_VARIANTS[model])
         return "tuning only: " + ", ".join(f"{k}={v}" for k, v in params.items()
                                            if k != "pruning")
-    return PEER_LABELS.get(model, model)
+    return PEER_LABELS.get(model, model).format(folds=folds)
 
 
-def _summary_table(summary, complete, group) -> list[str]:
+def _summary_table(summary, complete, group, folds="?") -> list[str]:
     front = set(pareto_front({m: s for m, s in summary.items() if m in complete}))
     reference = summary.get("sklearn_cart_cv")
     lines = ["| model | what | datasets | mean test error | mean certificate | vs scikit-learn "
@@ -73,7 +90,8 @@ def _summary_table(summary, complete, group) -> list[str]:
                       f"{s['certificate'] / reference['certificate']:.3f}x")
         stored = group == "report" and model in PEER_ROWS
         seconds = f"({s['seconds']:.0f} wall)" if stored else f"{s['seconds']:.1f}"
-        lines.append(f"| `{model}` | {_what(model)} | {s['n_datasets']} | {s['test_error']:.4f} "
+        lines.append(f"| `{model}` | {_what(model, folds)} | {s['n_datasets']} | "
+                     f"{s['test_error']:.4f} "
                      f"| {s['certificate']:.4f} | {versus} | {s['n_leaves']:.1f} | {seconds} | "
                      f"{'yes' if model in front else ''} |")
     return lines
@@ -135,11 +153,12 @@ def _per_dataset(summary, models) -> list[str]:
 
 
 def selection_report(rows, header, *, n_splits_report, n_splits_tuning, tuning_names,
-                     report_names, peers_commit, seconds) -> str:
-    """The Markdown page."""
+                     report_names, peers_commit, seconds, peers_folds=None) -> str:
+    """The Markdown page (``peers_folds``: the folds of the rows of peers.csv)."""
     lines = list(header)
+    folds = "?" if peers_folds is None else str(peers_folds)
     made = sorted({r["commit"] for r in rows if r["model"] not in PEER_ROWS
-                   and not r["model"].endswith("_stored")})
+                   and not _auxiliary(r["model"])})
     if made:
         lines += [f"Commit of the code that produced the rows: {', '.join(made)}.", ""]
     lines += [
@@ -157,11 +176,12 @@ def selection_report(rows, header, *, n_splits_report, n_splits_tuning, tuning_n
         f"real-valued). Few splits, to keep the run short on a shared 2-core machine: a "
         f"difference of a few tenths of a point between two rules is within the noise of "
         f"{n_splits_report} splits.",
-        f"- scikit-learn's CV tree is refitted here on every split (CPU seconds). STreeD and "
-        f"GOSDT are read from `benchmarks/results/peers.csv` (same splits; made at commit "
-        f"{peers_commit or 'n/a'}; their times are wall seconds of that run).", ""]
-    lines += _peer_check(rows)
-    rows = [r for r in rows if not r["model"].endswith("_stored")]
+        f"- scikit-learn's CV tree (10 folds, as every CV of this page) is refitted here on "
+        f"every split (CPU seconds). STreeD and GOSDT are read from "
+        f"`benchmarks/results/peers.csv` (same splits; made at commit {peers_commit or 'n/a'} "
+        f"with {folds}-fold CV; their times are wall seconds of that run).", ""]
+    lines += _peer_check(rows, folds)
+    rows = [r for r in rows if not _auxiliary(r["model"])]
     for group, title in (("report", "Report data"), ("tuning", "Tuning data")):
         summary = summarize(rows, group)
         if not summary:
@@ -169,38 +189,107 @@ def selection_report(rows, header, *, n_splits_report, n_splits_tuning, tuning_n
         n_data = max(s["n_datasets"] for s in summary.values())
         complete = {m for m, s in summary.items() if s["n_datasets"] == n_data}
         front = pareto_front({m: s for m, s in summary.items() if m in complete})
-        lines += [f"## {title}", ""] + _summary_table(summary, complete, group) + [""]
+        lines += [f"## {title}", ""] + _summary_table(summary, complete, group, folds) + [""]
         lines += ["Pareto front (lowest mean test error first): "
                   + ", ".join(f"`{m}`" for m in front) + ".", ""]
         if group == "report":
             lines += ["### Targets (issue 26)", ""] + _targets(summary) + \
-                _time_lines(rows, summary) + [""]
+                _time_lines(rows, summary) + [""] + _certified_frontier(summary)
             lines += ["### Per dataset: test error [certificate]", ""]
             lines += _per_dataset(summary, ["ccp_cv", "ccp_cv_1se", "certified", "bound",
                                             "sklearn_cart_cv", "streed_cv"]) + [""]
         else:
+            lines += ["### The band of `pruning=\"certified\"`, chosen here", ""]
+            lines += _certified_verdict(summary) + [""]
             lines += ["### The `pruning=\"bound\"` default, re-examined here", ""]
             lines += _bound_verdict(summary) + [""]
     return "\n".join(lines) + "\n"
 
 
-def _peer_check(rows) -> list[str]:
-    """The refitted scikit-learn trees against the rows of peers.csv on the same splits."""
+def _peer_check(rows, folds) -> list[str]:
+    """The scikit-learn trees refitted with the folds of peers.csv against its rows."""
     stored = {(r["dataset"], r["split"]): r for r in rows
               if r["model"] == "sklearn_cart_cv_stored"}
     pairs = [(r, stored[(r["dataset"], r["split"])]) for r in rows
-             if r["model"] == "sklearn_cart_cv" and r["group"] == "report"
-             and (r["dataset"], r["split"]) in stored]
+             if r["model"] == CHECK_MODEL and (r["dataset"], r["split"]) in stored]
+    tenfold = {(r["dataset"], r["split"]): r for r in rows
+               if r["model"] == "sklearn_cart_cv" and r["group"] == "report"}
     if not pairs:
         return []
-    same = [(a, b) for a, b in pairs if a["n_leaves"] == b["n_leaves"]
-            and a["test_error"] == b["test_error"]]
-    d_cert = max((abs(a["certificate"] - b["certificate"]) for a, b in same), default=0.0)
-    differ = sorted({f"{a['dataset']} split {a['split']}" for a, b in pairs if (a, b) not in same})
-    return [f"Check of the stored rows: scikit-learn's CV tree refitted here against `peers.csv` "
-            f"on the same {len(pairs)} splits: the same tree (leaves and test error) on "
-            f"{len(same)}, whose certificates differ by at most {d_cert:.2g}; a different tree "
-            f"on {len(pairs) - len(same)} ({', '.join(differ) or 'none'}).", ""]
+
+    def same(a, b):
+        return a["n_leaves"] == b["n_leaves"] and a["test_error"] == b["test_error"]
+
+    agree = [(a, b) for a, b in pairs if same(a, b)]
+    d_cert = max((abs(a["certificate"] - b["certificate"]) for a, b in agree), default=0.0)
+    differ = sorted({f"{a['dataset']} split {a['split']}" for a, b in pairs if not same(a, b)})
+    moved = sum(1 for a, _ in pairs if (a["dataset"], a["split"]) in tenfold
+                and not same(a, tenfold[(a["dataset"], a["split"])]))
+    return [f"Check of the stored rows: the rows of `peers.csv` were made with {folds}-fold "
+            f"cross-validation (its `n_fits`: {folds} + 1 for `ccp_cv`, {folds} per alpha + 1 "
+            f"for scikit-learn), although `peers.md` describes 10 folds. scikit-learn's CV tree "
+            f"refitted here with {folds} folds, the protocol of those rows, is the stored tree "
+            f"(leaves and test error) on {len(agree)} of {len(pairs)} splits, whose "
+            f"certificates differ by at most {d_cert:.2g}; a different tree on "
+            f"{len(pairs) - len(agree)} ({', '.join(differ) or 'none'}). With 10 folds, the "
+            f"protocol of this page, the tree changes on {moved} of {len(pairs)} splits: the "
+            f"fold count alone made the earlier mismatch, and the STreeD and GOSDT rows are "
+            f"{folds}-fold too.", ""]
+
+
+def _within(summary, model, ref, points=0.5) -> bool:
+    return 100 * (summary[model]["test_error"] - ref["test_error"]) <= points
+
+
+def _certified_names(summary) -> list[str]:
+    return [n for n in ("certified", *CERTIFIED_VARIANTS) if n in summary]
+
+
+def _certified_verdict(summary) -> list[str]:
+    """The rule fixed before the run: the band (certified, 1 SE, or a variant) with the smallest
+    mean certificate whose mean test error is within 0.5 points of scikit-learn's CV tree on
+    the tuning data becomes the default."""
+    ref = summary.get("sklearn_cart_cv")
+    present = _certified_names(summary)
+    if ref is None or not present:
+        return []
+    lines = ["Decision rule, fixed before the run: among the bands of `certified` (1 SE, the "
+             "default before, and its variants), the one with the smallest mean certificate "
+             "whose mean test error is within 0.5 points of scikit-learn's CV tree on these "
+             "data is the default.", ""]
+    for n in present:
+        s = summary[n]
+        lines.append(f"- `{n}`: {100 * (s['test_error'] - ref['test_error']):+.2f} points, "
+                     f"certificate {s['certificate'] / ref['certificate']:.3f}x, "
+                     f"{s['n_leaves']:.1f} leaves")
+    eligible = [n for n in present if _within(summary, n, ref)]
+    lines.append("")
+    if not eligible:
+        lines.append("No band is within 0.5 points of scikit-learn's CV tree here: the "
+                     "default (1 SE) stays.")
+        return lines
+    best = min(eligible, key=lambda n: summary[n]["certificate"])
+    lines.append(f"Chosen: `{best}` "
+                 f"({summary[best]['certificate'] / ref['certificate']:.3f}x).")
+    return lines
+
+
+def _certified_frontier(summary) -> list[str]:
+    """The bands of certified on the report data: the frontier they reach (not a choice)."""
+    ref = summary.get("sklearn_cart_cv")
+    present = _certified_names(summary)
+    if ref is None or len(present) < 2:
+        return []
+    lines = ["The bands of `certified` on these data (the frontier the rule reaches; the band "
+             "was chosen on the tuning data, not here):", ""]
+    for n in sorted(present, key=lambda n: summary[n]["test_error"]):
+        s = summary[n]
+        d_err = 100 * (s["test_error"] - ref["test_error"])
+        ratio = s["certificate"] / ref["certificate"]
+        met = d_err <= 0.5 and ratio <= 0.92
+        lines.append(f"- `{n}`: {d_err:+.2f} points, certificate {ratio:.3f}x, "
+                     f"{s['n_leaves']:.1f} leaves{' — both targets met' if met else ''}")
+    return lines + [""]
 
 
 def _bound_verdict(summary) -> list[str]:
@@ -246,7 +335,7 @@ def selection_plot(rows, path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    rows = [r for r in rows if not r["model"].endswith("_stored")]
+    rows = [r for r in rows if not _auxiliary(r["model"])]
     groups = [g for g in ("report", "tuning") if summarize(rows, g)]
     fig, axes = plt.subplots(1, len(groups), figsize=(6.5 * len(groups), 5.2), squeeze=False)
     for ax, group in zip(axes[0], groups, strict=True):

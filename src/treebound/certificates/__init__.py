@@ -226,7 +226,7 @@ def _certify_deployed(deployed, y_idx, delta, method, ghost_size, table_budget):
     return _certify_sample(_sample(deployed, y_idx), delta, method, ghost_size, table_budget)
 
 
-def _certify_sample(sample, delta, method, ghost_size, table_budget):
+def _certify_sample(sample, delta, method, ghost_size, table_budget, cache=None):
     deployed = sample.deployed
     if method != "test_set":
         refused = undeclared_message(deployed.n_levels, _feature_names(deployed))
@@ -240,7 +240,7 @@ def _certify_sample(sample, delta, method, ghost_size, table_budget):
         details: dict = {"combined": ()}
         for name in (first, second):
             try:
-                value = _run(name, sample, half, ghost_size, table_budget)
+                value = _run(name, sample, half, ghost_size, table_budget, cache)
             except NotApplicable as exc:
                 details[f"{name}_not_applicable"] = str(exc)
                 continue
@@ -255,7 +255,7 @@ def _certify_sample(sample, delta, method, ghost_size, table_budget):
     if method == "prefix_code" and deployed.family != "dyadic":
         raise ValueError("method 'prefix_code' certifies DyadicTreeClassifier only")
     try:
-        value = _run(method, sample, delta, ghost_size, table_budget)
+        value = _run(method, sample, delta, ghost_size, table_budget, cache)
     except NotApplicable as exc:
         raise ValueError(f"method {method!r} cannot certify this tree: {exc}") from None
     return _certificate(value.upper, value.lower, method, delta, sample, value.details)
@@ -317,8 +317,13 @@ class PendingCertificate:
         """
         return self.sample.m if self.sample is not None else self.refused.n_examples
 
-    def resolve(self) -> Certificate:
+    def resolve(self, cache=None) -> Certificate:
         """The certificate (method ``"auto"``, ``delta = 0.05``).
+
+        Parameters
+        ----------
+        cache : treebound.theory.PartitioningCache, optional
+            Theorem 9 tables already computed on these rows (the same values, less work).
 
         Returns
         -------
@@ -336,17 +341,21 @@ class PendingCertificate:
         if self.refused is not None:
             return self.refused
         with unlimited():
-            return _certify_sample(self.sample, self.delta, "auto", None, self.table_budget)
+            return _certify_sample(self.sample, self.delta, "auto", None, self.table_budget,
+                                   cache)
 
 
-def fit_certificate(model, features: np.ndarray,
-                    y_idx: np.ndarray) -> PendingCertificate | list[PendingCertificate]:
+def fit_certificate(model, features: np.ndarray, y_idx: np.ndarray, *, cache=None
+                    ) -> PendingCertificate | Certificate | list[PendingCertificate]:
     """The ``certificate_`` of a treebound classifier at the end of ``fit``, to be computed on
     first read.
 
     Method ``"auto"`` at ``delta = 0.05`` on the encoded training rows with positive weight
     (each counted once), with the same Theorem 9 table budget as :func:`certify`. What
     needs the rows is computed now; the bounds when :meth:`PendingCertificate.resolve` is called.
+    With ``cache`` (the Theorem 9 tables a pruning already computed on these rows, e.g.
+    certified selection's), the certificate is computed now from them and returned: the same
+    value, at a fraction of the cost, without keeping the tables on the model.
 
     Parameters
     ----------
@@ -356,12 +365,15 @@ def fit_certificate(model, features: np.ndarray,
         The encoded training rows with positive weight (``model.encode(X)``).
     y_idx : ndarray of int, shape (n_rows,) or (n_rows, n_outputs)
         Their classes as indices into ``model.classes_`` (of each output, for a 2-D ``y``).
+    cache : treebound.theory.PartitioningCache, optional
+        Tables to compute the certificate from now (one output).
 
     Returns
     -------
-    PendingCertificate or list of PendingCertificate
+    PendingCertificate, Certificate or list of PendingCertificate
         One per output for a 2-D ``y_idx``, each at ``delta = 0.05 / n_outputs``
-        (:mod:`treebound.certificates._outputs`).
+        (:mod:`treebound.certificates._outputs`); the certificate itself when ``cache`` is
+        given.
 
     Examples
     --------
@@ -377,7 +389,8 @@ def fit_certificate(model, features: np.ndarray,
         delta = output_delta(0.05, y_idx.shape[1])
         return [_pending(OutputView(model, k), features, y_idx[:, k], delta)
                 for k in range(y_idx.shape[1])]
-    return _pending(model, features, y_idx, 0.05)
+    pending = _pending(model, features, y_idx, 0.05)
+    return pending if cache is None else pending.resolve(cache)
 
 
 def _pending(model, features, y_idx, delta: float) -> PendingCertificate:
@@ -391,9 +404,9 @@ def _pending(model, features, y_idx, delta: float) -> PendingCertificate:
     return PendingCertificate(sample, DEFAULT_TABLE_BUDGET, delta=delta)
 
 
-def _run(name, sample, delta, ghost_size, table_budget):
+def _run(name, sample, delta, ghost_size, table_budget, cache=None):
     if name == "hti":
-        return bound_hti(sample, delta, ghost_size, table_budget)
+        return bound_hti(sample, delta, ghost_size, table_budget, cache)
     if name == "compression":
         return bound_compression(sample, delta)
     if name == "shawe_taylor":

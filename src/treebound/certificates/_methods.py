@@ -50,7 +50,8 @@ from treebound.theory.tail_inversion import (
     sample_compression_bound,
 )
 
-__all__ = ["BoundValue", "Sample", "gather_evidence", "log_growth_bound"]
+__all__ = ["BoundValue", "Sample", "gather_evidence", "log_growth_bound",
+           "log_growth_lower_bound"]
 
 #: Theorem 9 is computed when (tree nodes) x (parts) x (points) is below this (about 0.1 s) and
 #: its tables are estimated cheap (many-level categorical features); otherwise the closed-form
@@ -98,11 +99,9 @@ class BoundValue:
     details: dict
 
 
-def log_growth_bound(deployed, n_points: int, multiway: bool,
-                     table_budget: int = DEFAULT_TABLE_BUDGET, cache=None) -> tuple[float, str]:
-    """``ln tau_T(n_points)`` of the deployed tree's shape and the name of the bound used
-    (``cache``: a :class:`~treebound.theory.PartitioningCache` shared by trees certified on the
-    same rows, e.g. the nested candidates of certified selection)."""
+def _theorem9_shape(deployed, n_points: int, multiway: bool, table_budget: int):
+    """The closed-form ``ln tau_T(n_points)`` of the deployed tree's shape, and the shape and
+    counted features when Theorem 9's tables are affordable too (else ``None``)."""
     tree = deployed.tree
     n = deployed.n_classes
     L = tree.n_leaves
@@ -110,11 +109,11 @@ def log_growth_bound(deployed, n_points: int, multiway: bool,
     closed = log_leaf_assignment_growth_bound(n_points, n_leaves=L, n_classes=n,
                                               log_test_choices=log_test_choices)
     if multiway or L == 1 or not tree.is_binary:
-        return closed, "leaf_assignments"
+        return closed, None
     # Tables cost about (distinct subtree shapes) x (parts) x (points); the nodes bound the
     # shapes from above without building them.
     if tree.n_nodes * (min(n, L) + 1) * n_points > table_budget:
-        return closed, "leaf_assignments"
+        return closed, None
     # categorical features with their declared levels and "anything else" (see _counting)
     # numeric ones twice when the rows hold missing values
     n_features = counted_n_features(deployed.n_levels, deployed.missing)
@@ -123,26 +122,64 @@ def log_growth_bound(deployed, n_points: int, multiway: bool,
     below = {s.canonical() for s in shapes if not s.is_leaf} - {root}
     # many-level categorical features make the tables direct sums (seconds each): priced too
     if not certificate_uses_theorem9(tree.n_nodes, below, min(n, L), n_points, n_features):
+        return closed, None
+    return closed, (shapes[0], n_features)
+
+
+def log_growth_bound(deployed, n_points: int, multiway: bool,
+                     table_budget: int = DEFAULT_TABLE_BUDGET, cache=None) -> tuple[float, str]:
+    """``ln tau_T(n_points)`` of the deployed tree's shape and the name of the bound used
+    (``cache``: a :class:`~treebound.theory.PartitioningCache` shared by trees certified on the
+    same rows, e.g. the nested candidates of certified selection)."""
+    closed, theorem9 = _theorem9_shape(deployed, n_points, multiway, table_budget)
+    if theorem9 is None:
         return closed, "leaf_assignments"
-    tight = log_growth_function_upper_bound(shapes[0], n_examples=n_points,
-                                            n_features=n_features, n_classes=n, cache=cache)
+    shape, n_features = theorem9
+    tight = log_growth_function_upper_bound(shape, n_examples=n_points, n_features=n_features,
+                                            n_classes=deployed.n_classes, cache=cache)
     if tight <= closed:
         return tight, "theorem9"
     return closed, "leaf_assignments"
 
 
+def log_growth_lower_bound(deployed, n_points: int, multiway: bool,
+                           table_budget: int = DEFAULT_TABLE_BUDGET) -> float:
+    """A number at most :func:`log_growth_bound`'s value, computed without Theorem 9's tables
+    (certified selection skips the candidates whose certificate cannot be the smallest).
+
+    Where the tables are not used, the closed form itself. Where they are, the smaller of the
+    closed form and a count of labelings that trees of the shape realize, which Theorem 9 (an
+    upper bound on the labelings) cannot undercut: ``M`` points on one real feature, any
+    ``L - 1`` of the ``M - 1`` gaps between them as thresholds placed in the internal nodes in
+    symmetric order (the tree is then a search tree whose ``L`` leaves are the intervals), and
+    labels that differ between neighbouring intervals — ``n (n - 1)^(L - 1) C(M - 1, L - 1)``
+    distinct labelings, each fixing its thresholds.
+    """
+    closed, theorem9 = _theorem9_shape(deployed, n_points, multiway, table_budget)
+    if theorem9 is None:
+        return closed
+    n, L = deployed.n_classes, deployed.tree.n_leaves
+    if n < 2 or n_points < L:
+        return 0.0
+    counted = (math.log(n) + (L - 1) * math.log(n - 1) + math.lgamma(n_points)
+               - math.lgamma(L) - math.lgamma(n_points - L + 1))
+    # Theorem 9's values carry a relative error below 1e-9 (log space): keep clear of it
+    return min(closed, counted * (1.0 - 1e-7))
+
+
 def bound_hti(sample: Sample, delta: float, ghost_size: int | None,
-              table_budget: int = DEFAULT_TABLE_BUDGET) -> BoundValue:
+              table_budget: int = DEFAULT_TABLE_BUDGET, cache=None) -> BoundValue:
     return hti_from_counts(sample.deployed, sample.m, sample.k, sample.multiway, delta,
-                           ghost_size, table_budget)
+                           ghost_size, table_budget, cache)
 
 
 def hti_from_counts(deployed, m: int, k: int, multiway: bool, delta: float,
                     ghost_size: int | None,
-                    table_budget: int = DEFAULT_TABLE_BUDGET) -> BoundValue:
-    """The ``hti`` bound from the counts alone: ``m`` rows, ``k`` errors, the tree's shape."""
+                    table_budget: int = DEFAULT_TABLE_BUDGET, cache=None) -> BoundValue:
+    """The ``hti`` bound from the counts alone: ``m`` rows, ``k`` errors, the tree's shape
+    (``cache``: as in :func:`log_growth_bound`)."""
     ghost = 4 * m if ghost_size is None else ghost_size  # an int (certify checks it)
-    log_growth, how = log_growth_bound(deployed, m + ghost, multiway, table_budget)
+    log_growth, how = log_growth_bound(deployed, m + ghost, multiway, table_budget, cache)
     log_prior = log_shape_prior(deployed.tree, deployed.n_levels, multiway)
     upper = hypergeometric_tail_inversion_bound(m, n_errors=k, log_growth=log_growth, delta=delta,
                                                 ghost_size=ghost,

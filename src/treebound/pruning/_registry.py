@@ -306,7 +306,8 @@ def _run_cost_complexity(tree, params, data: PruningData, cache):
 def _run_certified(tree, params, data: PruningData, cache):
     folds = _fold_trees(tree, params["n_folds"], data)
     return prune_certified(tree, folds, data.X, data.y, n_se=params["n_se"],
-                           risk=params["risk"], delta=params["delta"], started=data.started)
+                           risk=params["risk"], delta=params["delta"], started=data.started,
+                           cache=cache)
 
 
 def _cost_complexity(name: str, summary: str) -> PruningMethod:

@@ -31,6 +31,7 @@ same number when every feature is numeric.
 
 from __future__ import annotations
 
+import math
 import time
 from types import SimpleNamespace
 
@@ -46,6 +47,7 @@ from treebound.certificates._methods import (
     Sample,
     bound_compression,
     log_growth_bound,
+    log_growth_lower_bound,
 )
 from treebound.pruning._core import finish
 from treebound.pruning.cost_complexity import cross_validated_path, within_standard_errors
@@ -53,6 +55,54 @@ from treebound.theory import PartitioningCache
 from treebound.theory.tail_inversion import hypergeometric_tail_inversion_bound
 
 __all__ = ["candidate_certificate", "prune_certified"]
+
+
+class _Candidate:
+    """One candidate tree with what its certificate reads from the rows (the predictions, the
+    compression set): the compression bound at once, the ``hti`` bound on demand."""
+
+    def __init__(self, tree, X, y, delta):
+        tree = as_flat(tree)
+        multiway = not tree.is_binary  # the settings are not known here (certificate_ reads them)
+        deployed = DeployedTree(
+            tree=tree, features=X, classes=np.arange(tree.n_classes),
+            leaf_class=tree.majority_class, n_categories=tree.n_categories.copy(),
+            midpoint=treebound_midpoint, family="treebound", n_fit_rows=int(y.shape[0]),
+            model=SimpleNamespace(categorical_split="multiway" if multiway else "binary"),
+            n_levels=seen_levels(tree.n_categories))
+        self.sample = Sample(deployed, y, deployed.predict_index() != y)
+        self.multiway = multiway
+        self.half = delta / 2.0
+        self.ghost = 4 * self.sample.m
+        self.log_prior = log_shape_prior(tree, deployed.n_levels, multiway)
+        try:
+            self.compression = bound_compression(self.sample, self.half).upper
+        except NotApplicable:
+            self.compression = None  # no compression set for this tree: hti alone, as certify
+
+    def _hti(self, log_growth: float) -> float:
+        # hti's upper side only (certify also inverts its lower side, which ranks nothing)
+        return hypergeometric_tail_inversion_bound(
+            self.sample.m, n_errors=self.sample.k, log_growth=log_growth, delta=self.half,
+            ghost_size=self.ghost, log_prior=self.log_prior)
+
+    def certificate(self, cache=None) -> tuple[float, str]:
+        """The certificate and the bound that gave it (``"hti"`` on ties, as ``certify``)."""
+        log_growth, _ = log_growth_bound(self.sample.deployed, self.sample.m + self.ghost,
+                                         self.multiway, DEFAULT_TABLE_BUDGET, cache)
+        hti = self._hti(log_growth)
+        if self.compression is not None and self.compression < hti:
+            return self.compression, "compression"
+        return hti, "hti"
+
+    def lower_bound(self) -> float:
+        """A number the certificate cannot be below, without Theorem 9's tables: ``hti``
+        grows with the log growth function, bounded from below by
+        :func:`~treebound.certificates._methods.log_growth_lower_bound`."""
+        log_growth = log_growth_lower_bound(self.sample.deployed, self.sample.m + self.ghost,
+                                            self.multiway, DEFAULT_TABLE_BUDGET)
+        hti = self._hti(log_growth)
+        return hti if self.compression is None else min(hti, self.compression)
 
 
 def candidate_certificate(tree, X, y, *, delta: float = 0.05, cache=None) -> tuple[float, str]:
@@ -90,36 +140,14 @@ def candidate_certificate(tree, X, y, *, delta: float = 0.05, cache=None) -> tup
     >>> value == model.certificate_.risk_upper_bound, chosen == model.certificate_.details["chosen"]
     (True, True)
     """
-    tree = as_flat(tree)
-    X = np.asarray(X, dtype=np.float64)
-    y = np.asarray(y, dtype=np.int64)
-    multiway = not tree.is_binary  # the settings are not known here (certificate_ reads them)
-    deployed = DeployedTree(
-        tree=tree, features=X, classes=np.arange(tree.n_classes),
-        leaf_class=tree.majority_class, n_categories=tree.n_categories.copy(),
-        midpoint=treebound_midpoint, family="treebound", n_fit_rows=int(y.shape[0]),
-        model=SimpleNamespace(categorical_split="multiway" if multiway else "binary"),
-        n_levels=seen_levels(tree.n_categories))
-    sample = Sample(deployed, y, deployed.predict_index() != y)
-    half = delta / 2.0
+    candidate = _Candidate(tree, np.asarray(X, dtype=np.float64), np.asarray(y, dtype=np.int64),
+                           delta)
     with unlimited():  # sized by the rows and the table budget, like certify_deployed
-        # hti's upper side only (certify also inverts its lower side, which ranks nothing)
-        ghost = 4 * sample.m
-        log_growth, _ = log_growth_bound(deployed, sample.m + ghost, multiway,
-                                         DEFAULT_TABLE_BUDGET, cache)
-        values = {"hti": hypergeometric_tail_inversion_bound(
-            sample.m, n_errors=sample.k, log_growth=log_growth, delta=half, ghost_size=ghost,
-            log_prior=log_shape_prior(tree, deployed.n_levels, multiway))}
-        try:
-            values["compression"] = bound_compression(sample, half).upper
-        except NotApplicable:
-            pass  # no compression set for this tree: hti alone, as certify does
-    chosen = min(values, key=values.get)
-    return values[chosen], chosen
+        return candidate.certificate(cache)
 
 
 def prune_certified(tree, fold_trees, X, y, *, n_se: float = 1.0, risk: str = "error",
-                    delta: float = 0.05, started: float | None = None):
+                    delta: float = 0.05, started: float | None = None, cache=None):
     """The tree of smallest certificate among the trees of the cost-complexity path within
     ``n_se`` standard errors of the smallest CV error (see the module docstring).
 
@@ -143,6 +171,9 @@ def prune_certified(tree, fold_trees, X, y, *, n_se: float = 1.0, risk: str = "e
         Confidence of the certificates.
     started : float, optional
         ``time.perf_counter()`` when pruning started; default: now.
+    cache : PartitioningCache, optional
+        Theorem 9 tables of the candidates (filled here; the caller may certify the chosen
+        tree from them); a fresh one when omitted.
 
     Returns
     -------
@@ -150,8 +181,10 @@ def prune_certified(tree, fold_trees, X, y, *, n_se: float = 1.0, risk: str = "e
         ``objective`` is the chosen tree's certificate; ``path`` lists ``(n_leaves, CV
         error)`` of every tree of the path, as for ``"ccp_cv"``; ``info`` has the CV path
         (``alphas``, ``cv_error``, ``cv_se``, ``index_min``), the candidates (``candidates``:
-        their indices in the path; ``certificates``; ``certificate_methods``, the bound
-        ``"auto"`` chose for each) and ``chosen`` (the chosen tree's index in the path).
+        their indices in the path; ``certificate_lower_bounds``; ``certificates`` and
+        ``certificate_methods``, the certificate and the bound ``"auto"`` chose for each,
+        ``None`` for a candidate skipped because its lower bound is above the smallest
+        certificate) and ``chosen`` (the chosen tree's index in the path).
 
     Examples
     --------
@@ -165,7 +198,8 @@ def prune_certified(tree, fold_trees, X, y, *, n_se: float = 1.0, risk: str = "e
     >>> folds = [(grow(train), X[val], y[val], np.ones(len(val)))
     ...          for train, val in StratifiedKFold(5, shuffle=True, random_state=0).split(X, y)]
     >>> result = prune_certified(grow(np.arange(len(y))), folds, X, y)
-    >>> len(result.info["candidates"]) >= 1, result.objective == min(result.info["certificates"])
+    >>> computed = [c for c in result.info["certificates"] if c is not None]
+    >>> result.objective == min(computed), min(result.info["certificate_lower_bounds"]) <= min(computed)
     (True, True)
     """
     tree = as_flat(tree)
@@ -176,20 +210,32 @@ def prune_certified(tree, fold_trees, X, y, *, n_se: float = 1.0, risk: str = "e
     band = within_standard_errors(cv_error, se, n_se)
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y, dtype=np.int64)
-    certificates, methods = [], []
-    cache = PartitioningCache()
-    for k in band.tolist():
-        candidate = tree.collapse(seq.make_leaf(k))[0]
-        value, chosen_bound = candidate_certificate(candidate, X, y, delta=delta, cache=cache)
-        certificates.append(value)
-        methods.append(chosen_bound)
+    # Branch and bound: every candidate's certificate has a lower bound that needs no Theorem 9
+    # table (the tables are the cost); the exact certificates are computed in the order of those
+    # bounds, until the next bound is above the smallest certificate found, which then no
+    # candidate left can beat (nor tie: ties go to the smaller tree, and a tie would need the
+    # bound to equal the certificate).
+    candidates = [_Candidate(tree.collapse(seq.make_leaf(k))[0], X, y, delta)
+                  for k in band.tolist()]
+    cache = PartitioningCache() if cache is None else cache
+    with unlimited():  # sized by the rows and the table budget, like certify_deployed
+        lower = [c.lower_bound() for c in candidates]
+        certificates: list = [None] * len(band)
+        methods: list = [None] * len(band)
+        best = None  # (certificate, -index in the path) of the best candidate so far
+        for i in sorted(range(len(band)), key=lambda i: (lower[i], -int(band[i]))):
+            if best is not None and lower[i] > best[0]:
+                break
+            certificates[i], methods[i] = candidates[i].certificate(cache)
+            best = min(best or (math.inf, 0), (certificates[i], -int(band[i])))
     # the smallest certificate; the smaller tree (later in the path) on ties
-    position = min(range(len(band)), key=lambda i: (certificates[i], -int(band[i])))
+    position = int(np.flatnonzero(band == -best[1])[0])
     chosen = int(band[position])
     path = list(zip(seq.n_leaves.tolist(), cv_error.tolist(), strict=True))
     info = {"alphas": seq.alphas.tolist(), "cv_error": cv_error.tolist(), "cv_se": se.tolist(),
             "index_min": int(np.argmin(cv_error)), "candidates": band.tolist(),
-            "certificates": certificates, "certificate_methods": methods, "chosen": chosen,
+            "certificates": certificates, "certificate_methods": methods,
+            "certificate_lower_bounds": lower, "chosen": chosen,
             "alpha": float(seq.alphas[chosen]), "n_se": float(n_se), "risk": risk,
             "delta": float(delta), "n_folds": len(fold_trees)}
     return finish(tree, seq.make_leaf(chosen), "certified", path, certificates[position],

@@ -27,6 +27,7 @@ from treebound._flat._outputs import (
 )
 from treebound._validation import InstanceOf, Options, check_sample_weight
 from treebound.certificates import fit_certificate
+from treebound.theory import PartitioningCache
 from treebound.tree._builder import (
     CLASSIFICATION_CRITERIA,
 )
@@ -333,10 +334,13 @@ default=None
         grow_weights = weights if factors is None else weights * factors
         if not np.any(grow_weights > 0):
             raise ValueError("class_weight and sample_weight leave no row with positive weight")
-        self._fit_encoded(X_enc, y_enc, grow_weights, self.n_classes_)
+        # certified selection computes the candidates' Theorem 9 tables on these rows: the
+        # certificate is computed from them at the end of fit rather than again on first read
+        cache = PartitioningCache() if self.pruning == "certified" else None
+        self._fit_encoded(X_enc, y_enc, grow_weights, self.n_classes_, cache)
         # Every row given with positive sample_weight counts once: the certificate is on the
         # rows, whatever their weights (class_weight changes the tree, not the evidence).
         positive = weights > 0
         rows = slice(None) if positive.all() else positive  # no copy in the usual case
-        self.certificate_ = fit_certificate(self, X_enc[rows], y_enc[rows])
+        self.certificate_ = fit_certificate(self, X_enc[rows], y_enc[rows], cache=cache)
         return self

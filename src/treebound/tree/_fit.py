@@ -40,7 +40,7 @@ def regrow_function(n_categories: np.ndarray, settings: GrowthSettings,
 def fit_tree(X_enc: np.ndarray, y_enc: np.ndarray, sample_weight: np.ndarray,
              n_categories: np.ndarray, settings: GrowthSettings, *, n_classes: int | None,
              pruning: str | None = None, pruning_params: dict | None = None,
-             ccp_alpha: float = 0.0) -> tuple[Tree, PruningResult | None]:
+             ccp_alpha: float = 0.0, cache=None) -> tuple[Tree, PruningResult | None]:
     """Grow a tree on encoded rows and prune it.
 
     Parameters
@@ -66,6 +66,9 @@ def fit_tree(X_enc: np.ndarray, y_enc: np.ndarray, sample_weight: np.ndarray,
         scikit-learn's minimal cost-complexity pruning at this fixed alpha, applied to the
         grown tree (:func:`~treebound.pruning.cost_complexity.prune_at_alpha`); only without
         ``pruning`` (the estimators refuse both).
+    cache : treebound.theory.PartitioningCache, optional
+        Theorem 9 tables the pruning may fill and reuse (certified selection; the caller can
+        certify the pruned tree from them).
 
     Returns
     -------
@@ -114,7 +117,7 @@ def fit_tree(X_enc: np.ndarray, y_enc: np.ndarray, sample_weight: np.ndarray,
             data = {"X": X_enc, "y": y_enc, "sample_weight": sample_weight}
         if needs.regrow:
             data.update(grow=regrow, seed=settings.seed)
-    result = run_pruning(tree, pruning, params, **data)
+    result = run_pruning(tree, pruning, params, cache=cache, **data)
     # An objective read from weighted node statistics is no bound under unequal weights (one
     # row weighted 1e308 makes it anything); the certificates count rows.
     uniform = bool(np.all(sample_weight == sample_weight[0]))

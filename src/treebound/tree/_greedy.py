@@ -246,12 +246,12 @@ class GreedyTree(SklearnTreeMixin, BaseTreeEstimator):
         check_float32_range(X_enc, self.encoder_.n_categories)
         return X_enc
 
-    def _fit_encoded(self, X_enc, y_enc, sample_weight, n_classes):
+    def _fit_encoded(self, X_enc, y_enc, sample_weight, n_classes, cache=None):
         settings = growth_settings(self, X_enc.shape[0], X_enc.shape[1])
         tree, result = fit_tree(X_enc, y_enc, sample_weight, self.encoder_.n_categories,
                                 settings, n_classes=n_classes, pruning=self.pruning,
                                 pruning_params=self.pruning_params,
-                                ccp_alpha=float(self.ccp_alpha))
+                                ccp_alpha=float(self.ccp_alpha), cache=cache)
         self.tree_ = tree
         # whether the rows held a missing value: the exporters then say where missing values go
         self._missing_in_fit = not is_sparse(X_enc) and bool(np.isnan(X_enc).any())

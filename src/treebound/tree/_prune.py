@@ -27,6 +27,7 @@ from treebound._validation import check_sample_weight
 from treebound.certificates import fit_certificate
 from treebound.pruning._dispatch import run_pruning, weights_are_uniform, withhold_weighted_bound
 from treebound.pruning._registry import pruning_method, resolve_params
+from treebound.theory import PartitioningCache
 from treebound.tree._classes import growth_settings, set_pruning_state
 from treebound.tree._fit import regrow_function
 
@@ -124,6 +125,8 @@ default="bound"
         n_classes = None if tree.task == "regression" else tree.n_classes
         grow_fn = regrow_function(n_categories, settings, n_classes)
 
+    if method == "certified" and cache is None:
+        cache = PartitioningCache()  # the candidates' tables, then the pruned tree's certificate
     result = run_pruning(tree, method, params, X=X_enc, y=y_enc, sample_weight=weights,
                          grow=grow_fn, seed=seed, cache=cache)
     # an objective read from the node statistics is void when weights differ between rows
@@ -133,7 +136,8 @@ default="bound"
         pruned = copy.deepcopy(model)
         set_pruning_state(pruned, result)
         if "_certificate" in pruned.__dict__:  # a classifier: the grown tree's no longer holds
-            pruned.certificate_ = _pruned_certificate(pruned, X_enc, y_enc, weights)
+            pruned.certificate_ = _pruned_certificate(
+                pruned, X_enc, y_enc, weights, cache if method == "certified" else None)
         result = _with_estimator(result, pruned)
     return result
 
@@ -147,13 +151,13 @@ def _one_output(tree: Tree, method: str) -> Tree:
     return tree
 
 
-def _pruned_certificate(pruned, X_enc, y_enc, weights):
+def _pruned_certificate(pruned, X_enc, y_enc, weights, cache=None):
     """The pruned classifier's certificate on the rows given to :func:`prune` (taken to be the
-    training rows, as in ``fit``), or None without them."""
+    training rows, as in ``fit``), or None without them (``cache``: the pruning's tables)."""
     if X_enc is None or y_enc is None:
         return None
     positive = slice(None) if weights is None else weights > 0
-    return fit_certificate(pruned, X_enc[positive], y_enc[positive])
+    return fit_certificate(pruned, X_enc[positive], y_enc[positive], cache=cache)
 
 
 def _encode_target(model, y):
