@@ -17,6 +17,7 @@ MODULES = [
     "treebound.pruning.certificate_bound",
     "treebound.pruning.certified",
     "treebound.pruning.cost_complexity",
+    "treebound.pruning._weakest_link",
     "treebound.pruning.reduced_error",
     "treebound.pruning.srm",
     "treebound.pruning.plot",
