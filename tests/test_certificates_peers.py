@@ -276,3 +276,24 @@ def test_importing_the_certificates_loads_no_sklearn_tree():
     code = ("import sys\nimport treebound.certificates\nfrom treebound import DecisionTreeClassifier\n"
             "assert 'sklearn.tree' not in sys.modules, 'sklearn.tree imported'\n")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# ------------------------------------------------------- the benchmark's calls to the engines
+@pytest.mark.parametrize("engine", ["streed_cv", "gosdt_cv"])
+def test_peer_engines_get_labels_zero_to_k_on_labels_minus_one_plus_one(engine):
+    """pystreed 1.4 dies with a segmentation fault on labels -1/+1 (two features, 4,000 rows):
+    the benchmark's one call path into the engines encodes the labels first, so such data
+    runs; an engine that is not installed is skipped."""
+    if not (HAS_STREED if engine == "streed_cv" else HAS_GOSDT):
+        pytest.skip(f"{'pystreed' if engine == 'streed_cv' else 'gosdt'} not installed (the "
+                    "bench extra: pip install 'treebound[bench]')")
+    from treebound_lab.peers_bench import PeersTask, run_split
+
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(400, 2)).round(3)
+    y = np.where(X[:, 0] + 0.5 * X[:, 1] > 0, 1, -1)
+    y[rng.random(400) < 0.1] *= -1
+    rows = run_split(PeersTask("minus-one-plus-one", 0, X, y, (engine,), n_folds=3,
+                               streed_time_limit=2.0, gosdt_time_limit=2))
+    assert [r["model"] for r in rows] == [engine]
+    assert rows[0]["test_error"] < 0.3 and 0 < rows[0]["certificate"] <= 1

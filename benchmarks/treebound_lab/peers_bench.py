@@ -277,7 +277,11 @@ def run_split(task: PeersTask) -> list[dict]:
     from treebound.certificates import certify, deployed_tree
 
     _warm_up(task.models)
-    X_tr, X_te, y_tr, y_te = train_test_split(task.X, task.y, test_size=0.25,
+    # Every engine gets the labels as 0 .. K-1 (the datasets already are): pystreed 1.4 dies
+    # with a segmentation fault on labels -1/+1. Errors and certificates do not depend on the
+    # names of the classes, and the split is the same.
+    _, y_index = np.unique(task.y, return_inverse=True)
+    X_tr, X_te, y_tr, y_te = train_test_split(task.X, y_index.astype(np.int64), test_size=0.25,
                                               random_state=task.seed)
     rows = []
     for name in task.models:
