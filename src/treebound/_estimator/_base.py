@@ -281,9 +281,10 @@ class TreeClassifierMixin:
 
         ``fit`` gathers what the bounds read from the training rows; the bounds are computed on
         the first read of this attribute (like scikit-learn's ``feature_importances_``), then
-        kept. Equal to ``treebound.certify(model, X, y)`` on the training rows. A classifier
-        of several outputs has a list of them, one per output, each at ``delta = 0.05 /
-        n_outputs`` (together they hold with probability at least 0.95).
+        kept (``pruning="certified"``, which computed the bounds of its candidates, computes
+        this one at the end of ``fit``). Equal to ``treebound.certify(model, X, y)`` on the
+        training rows. A classifier of several outputs has a list of them, one per output, each
+        at ``delta = 0.05 / n_outputs`` (together they hold with probability at least 0.95).
         """
         if "_certificate" not in self.__dict__:
             raise AttributeError(f"{type(self).__name__} has no certificate_: call fit first")
