@@ -14,8 +14,7 @@ from treebound._flat._sklearn_view import as_flat
 from treebound._options import RISKS
 from treebound.pruning._core import misclassified_weight, node_statistics
 
-__all__ = ["COMPLEXITIES", "WeakestLinkSequence", "mcart_complexity", "node_risk",
-           "weakest_link_sequence"]
+__all__ = ["COMPLEXITIES", "WeakestLinkSequence", "mcart_complexity", "weakest_link_sequence"]
 
 
 def mcart_complexity(n_examples: int, n_features: int):

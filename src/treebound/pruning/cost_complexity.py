@@ -48,7 +48,6 @@ __all__ = [
     "cost_complexity_path",
     "cross_validated_path",
     "mcart_complexity",
-    "node_risk",
     "prune_at_alpha",
     "prune_cost_complexity_cv",
     "weakest_link_sequence",
