@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.datasets import load_breast_cancer, load_iris
 
+import treebound.certificates as certificates_module
 from _theory_oracles import log_tables
 from treebound import DecisionTreeClassifier, DyadicTreeClassifier, certify
 from treebound._kernels.compression import _SCAN, count_rows_by_value, fill_rows_by_value
@@ -19,16 +20,67 @@ from treebound._kernels.compression import _SCAN, count_rows_by_value, fill_rows
     lambda: DecisionTreeClassifier(splitter="hist", max_bins=16),
     lambda: DyadicTreeClassifier(),
 ])
-def test_pending_certificate_keeps_no_rows_and_equals_certify(make):
+def test_pending_certificate_keeps_no_rows_and_equals_certify(make, monkeypatch):
+    """Rows above DEFER_BYTES: the evidence is gathered in fit and no row is kept."""
+    monkeypatch.setattr(certificates_module, "DEFER_BYTES", 0)
     X, y = load_breast_cancer(return_X_y=True)
     X = X[:, :4] if isinstance(make(), DyadicTreeClassifier) else X
     model = make().fit(X, y)
     pending = model.__dict__["_certificate"]
+    assert pending.deferred is None
     assert pending.sample.deployed.features is None and pending.sample.deployed.model is None
     copy = pickle.loads(pickle.dumps(model))  # pickled before the first read
     assert model.certificate_ == certify(model, X, y)
     assert copy.certificate_ == model.certificate_
     assert model.__dict__["_certificate"] is model.certificate_  # computed once, then kept
+
+
+@pytest.mark.parametrize("make", [
+    lambda: DecisionTreeClassifier(max_leaf_nodes=12, growth="top_down"),
+    lambda: DecisionTreeClassifier(splitter="hist", max_bins=16, pruning="bound"),
+    lambda: DecisionTreeClassifier(categorical_features=[0], max_depth=4),
+    lambda: DyadicTreeClassifier(),
+])
+def test_deferred_evidence_equals_the_evidence_gathered_in_fit(make, monkeypatch):
+    """Small rows: fit keeps a copy and gathers the evidence on the first read; the
+    certificate is the one gathered in fit, whatever happens to X or the parameters between,
+    and a model pickled or saved before the first read holds no rows."""
+    X, y = load_breast_cancer(return_X_y=True)
+    X = X[:, :4].copy() if isinstance(make(), DyadicTreeClassifier) else X.copy()
+    X[:, 0] = np.round(X[:, 0])  # a few levels: a categorical column without declared
+    # levels gets the refused certificate, deferred like the others
+    with monkeypatch.context() as patch:
+        patch.setattr(certificates_module, "DEFER_BYTES", 0)
+        eager = make().fit(X, y)
+        eager_certificate = eager.certificate_
+    lazy = make().fit(X, y)
+    pending = lazy.__dict__["_certificate"]
+    assert pending.sample is None and pending.deferred is not None  # fit was growth alone
+    assert pending.n_examples == X.shape[0]
+    original = X.copy()
+    X[:] = 0.0  # the caller's rows change after fit
+    if "max_bins" in lazy.get_params():
+        lazy.set_params(max_bins=4)  # not refitted: the certificate is still the fit's
+    pickled = pickle.dumps(lazy)  # before the first read: the evidence, not the rows
+    assert pending.deferred is None
+    assert pending.sample is None or pending.sample.deployed.features is None  # None: refused
+    assert len(pickled) < original.nbytes
+    assert pickle.loads(pickled).certificate_ == eager_certificate
+    assert lazy.certificate_ == eager_certificate
+    if eager.get_params().get("categorical_features") is None:  # else certify refuses
+        assert certify(eager, original, y) == eager_certificate
+    saved = make().fit(original, y)
+    assert saved.__dict__["_certificate"].deferred is not None
+    data = saved.to_dict()  # saving before the first read
+    assert type(saved).from_dict(data).certificate_ == eager_certificate
+
+
+def test_refits_do_not_keep_earlier_rows():
+    X, y = load_iris(return_X_y=True)
+    model = DecisionTreeClassifier(max_depth=2).fit(X, y)
+    model.fit(X, y)
+    kept_model = model.__dict__["_certificate"].deferred[0]
+    assert "_certificate" not in kept_model.__dict__
 
 
 def test_certificate_before_fit_is_an_attribute_error():

@@ -37,6 +37,7 @@ Examples
 
 from __future__ import annotations
 
+import copy
 import math
 import warnings
 from dataclasses import dataclass
@@ -263,20 +264,23 @@ def _certify_sample(sample, delta, method, ghost_size, table_budget, cache=None)
 
 @dataclass(frozen=True, eq=False)
 class PendingCertificate:
-    """What ``fit`` keeps for ``certificate_``: the training rows' evidence, its bounds not yet
-    computed.
+    """What ``fit`` keeps for ``certificate_``: the training rows or their evidence, the bounds
+    not yet computed.
 
-    ``fit`` gathers everything the bounds read from the rows' feature values (the predictions,
-    the compression set) while it has them, and keeps no feature values; the bounds themselves
-    (growth-function tables, tail inversions: most of the work, none of it on the rows) are
-    computed on the first read of ``certificate_`` (:meth:`resolve`), like scikit-learn's
-    ``feature_importances_``. The certificate is the same as if computed in ``fit``.
+    The evidence is what the bounds read from the rows' feature values (every row's prediction,
+    the compression set); the bounds themselves (growth-function tables, tail inversions: none
+    of it on the rows) are computed on the first read of ``certificate_`` (:meth:`resolve`),
+    like scikit-learn's ``feature_importances_``. When the rows are small (at most
+    :data:`DEFER_BYTES`), ``fit`` keeps a private copy of them and the evidence is gathered on
+    that first read too (:meth:`gather`), so that ``fit`` is growth alone; larger rows are not
+    kept, their evidence is gathered in ``fit``. Pickling gathers the evidence first, so a
+    pickle never holds the rows. The certificate is the same either way.
 
     Parameters
     ----------
     sample : Sample or None
         The training sample with its evidence (:func:`~treebound.certificates._methods.
-        gather_evidence`); ``None`` when the fit cannot be certified.
+        gather_evidence`); ``None`` when the fit cannot be certified or its evidence waits.
     table_budget : int
         Theorem 9 table budget of the ``"hti"`` bound.
     refused : Certificate, optional
@@ -285,6 +289,10 @@ class PendingCertificate:
     delta : float, default=0.05
         The confidence parameter (``0.05 / n_outputs`` for each output of a tree of several
         outputs).
+    deferred : tuple, optional
+        ``(model, features, y_idx)`` whose evidence :meth:`gather` has not yet gathered: a
+        shallow copy of the fitted model (its parameters as in ``fit``) and private copies of
+        the rows.
 
     Examples
     --------
@@ -301,6 +309,7 @@ class PendingCertificate:
     table_budget: int
     refused: Certificate | None = None
     delta: float = 0.05
+    deferred: tuple | None = None
 
     @property
     def n_examples(self) -> int:
@@ -315,7 +324,47 @@ class PendingCertificate:
         >>> fit_certificate(model, model.encode(X), y).n_examples
         150
         """
+        if self.deferred is not None:
+            return int(self.deferred[2].shape[0])
         return self.sample.m if self.sample is not None else self.refused.n_examples
+
+    def gather(self) -> None:
+        """Gather the evidence of rows kept by ``fit`` (then drop the rows); nothing when it
+        is gathered already.
+
+        Returns
+        -------
+        None
+            :attr:`sample` holds the evidence afterwards, :attr:`deferred` is ``None``.
+
+        Examples
+        --------
+        >>> from sklearn.datasets import load_iris
+        >>> from treebound import DecisionTreeClassifier
+        >>> X, y = load_iris(return_X_y=True)
+        >>> model = DecisionTreeClassifier(max_leaf_nodes=3).fit(X, y)
+        >>> pending = fit_certificate(model, model.encode(X), y)
+        >>> pending.sample is None, pending.deferred is not None  # the rows wait
+        (True, True)
+        >>> pending.gather()
+        >>> pending.sample.m, pending.deferred
+        (150, None)
+        """
+        if self.deferred is None:
+            return
+        model, features, y_idx = self.deferred
+        sample, refused = _evidence(model, features, y_idx, self.delta)
+        object.__setattr__(self, "sample", sample)
+        object.__setattr__(self, "refused", refused)
+        object.__setattr__(self, "deferred", None)
+
+    def __getstate__(self):
+        self.gather()  # a pickle holds the evidence, never the rows
+        return dict(self.__dict__)
+
+    def __setstate__(self, state) -> None:
+        for key, value in state.items():
+            object.__setattr__(self, key, value)
 
     def resolve(self, cache=None) -> Certificate:
         """The certificate (method ``"auto"``, ``delta = 0.05``).
@@ -338,6 +387,7 @@ class PendingCertificate:
         >>> fit_certificate(model, model.encode(X), y).resolve().n_leaves
         3
         """
+        self.gather()
         if self.refused is not None:
             return self.refused
         with unlimited():
@@ -345,14 +395,22 @@ class PendingCertificate:
                                    cache)
 
 
-def fit_certificate(model, features: np.ndarray, y_idx: np.ndarray, *, cache=None
+#: ``fit`` keeps rows of at most this many bytes for the evidence pass on the first read of
+#: ``certificate_`` (a copy: 64 MiB is 8 million float64 values); larger rows are gathered in
+#: ``fit`` and not kept.
+DEFER_BYTES = 64 * 2**20
+
+
+def fit_certificate(model, features: np.ndarray, y_idx: np.ndarray, *, cache=None,
+                    defer: bool = True
                     ) -> PendingCertificate | Certificate | list[PendingCertificate]:
     """The ``certificate_`` of a treebound classifier at the end of ``fit``, to be computed on
     first read.
 
     Method ``"auto"`` at ``delta = 0.05`` on the encoded training rows with positive weight
-    (each counted once), with the same Theorem 9 table budget as :func:`certify`. What
-    needs the rows is computed now; the bounds when :meth:`PendingCertificate.resolve` is called.
+    (each counted once), with the same Theorem 9 table budget as :func:`certify`. Rows of at
+    most :data:`DEFER_BYTES` are copied and read, as the bounds are computed, when
+    :meth:`PendingCertificate.resolve` is called; larger rows are read now.
     With ``cache`` (the Theorem 9 tables a pruning already computed on these rows, e.g.
     certified selection's), the certificate is computed now from them and returned: the same
     value, at a fraction of the cost, without keeping the tables on the model.
@@ -367,6 +425,10 @@ def fit_certificate(model, features: np.ndarray, y_idx: np.ndarray, *, cache=Non
         Their classes as indices into ``model.classes_`` (of each output, for a 2-D ``y``).
     cache : treebound.theory.PartitioningCache, optional
         Tables to compute the certificate from now (one output).
+    defer : bool, default=True
+        Whether rows of at most :data:`DEFER_BYTES` are copied and their evidence waits for
+        :meth:`PendingCertificate.resolve` (the first read of ``certificate_``), as the bounds
+        do; larger rows (or ``defer=False``) have their evidence gathered now.
 
     Returns
     -------
@@ -385,23 +447,40 @@ def fit_certificate(model, features: np.ndarray, y_idx: np.ndarray, *, cache=Non
     True
     """
     y_idx = np.asarray(y_idx)
+    defer = (defer and cache is None and isinstance(features, np.ndarray)
+             and features.nbytes <= DEFER_BYTES)
+    if defer:  # one private copy (the caller's X may change), shared by the outputs
+        features, y_idx = np.array(features, copy=True), np.array(y_idx, copy=True)
     if y_idx.ndim == 2:  # several outputs: one certificate each, at delta / n_outputs
         delta = output_delta(0.05, y_idx.shape[1])
-        return [_pending(OutputView(model, k), features, y_idx[:, k], delta)
+        return [_pending(OutputView(model, k), features, y_idx[:, k], delta, defer)
                 for k in range(y_idx.shape[1])]
-    pending = _pending(model, features, y_idx, 0.05)
+    pending = _pending(model, features, y_idx, 0.05, defer)
     return pending if cache is None else pending.resolve(cache)
 
 
-def _pending(model, features, y_idx, delta: float) -> PendingCertificate:
+def _pending(model, features, y_idx, delta: float, defer: bool) -> PendingCertificate:
+    if defer:
+        # the model as fitted: a shallow copy keeps its parameters (set_params before the
+        # first read changes nothing); an earlier fit's certificate is not kept alive
+        fitted = copy.copy(model)
+        fitted.__dict__.pop("_certificate", None)
+        return PendingCertificate(None, DEFAULT_TABLE_BUDGET, delta=delta,
+                                  deferred=(fitted, features, y_idx))
+    sample, refused = _evidence(model, features, y_idx, delta)
+    return PendingCertificate(sample, DEFAULT_TABLE_BUDGET, refused, delta)
+
+
+def _evidence(model, features, y_idx, delta: float):
+    """The evidence pass: the sample with its evidence, or the refusal of a fit that cannot
+    be certified (its certificate)."""
     deployed = treebound_deployed(model, features, n_fit_rows=features.shape[0])
     refused = undeclared_message(deployed.n_levels, _feature_names(deployed))
     if refused is not None:
-        return PendingCertificate(None, DEFAULT_TABLE_BUDGET, unavailable_certificate(
-            refused, delta, int(features.shape[0]), int(deployed.tree.n_leaves)), delta)
+        return None, unavailable_certificate(refused, delta, int(features.shape[0]),
+                                             int(deployed.tree.n_leaves))
     with unlimited():
-        sample = gather_evidence(_sample(deployed, y_idx), auto_pair(deployed))
-    return PendingCertificate(sample, DEFAULT_TABLE_BUDGET, delta=delta)
+        return gather_evidence(_sample(deployed, y_idx), auto_pair(deployed)), None
 
 
 def _run(name, sample, delta, ghost_size, table_budget, cache=None):
