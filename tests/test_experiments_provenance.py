@@ -125,10 +125,17 @@ def test_scale_benchmark_writes_its_page(tmp_path):
 
     out = tmp_path / "scale.md"
     run_scale_benchmark(out, rows=3000, features=4, configs=(("hist", 8),),
-                        command="python benchmarks/bench_scale.py", echo=lambda *_: None)
+                        command="python benchmarks/bench_scale.py", echo=lambda *_: None,
+                        sparse_shape=(3000, 400, 0.01),
+                        sparse_configs=(("max_depth=3", {"max_depth": 3}),))
     lines = out.read_text().splitlines()
     assert lines[0] == "# Scale: 3 000 rows" and HEADER.fullmatch(lines[2])
     assert any(line.startswith("| hist | 8 |") for line in lines)
+    # the sparse rows: both libraries, in their own processes, on the same matrix
+    tb = next(line for line in lines if line.startswith("| max_depth=3 | treebound |"))
+    sk = next(line for line in lines if line.startswith("| max_depth=3 | scikit-learn |"))
+    assert tb.split("|")[6] == sk.split("|")[6]  # same leaves: same data, same tree size
+    assert lines[-1].startswith("Sparse target met")
 
 
 def test_collapse_candidates_are_one_per_internal_node():
