@@ -3,10 +3,12 @@
 The features arrive coded as for the dense kernels (:mod:`treebound._flat._sparse_coding`: the
 same codes, value ranges and thresholds), but only the rows' *stored* entries are kept, in CSR
 order (``row_ptr``, ``row_feat`` sorted within a row, ``row_code``); every other row of feature
-``f`` holds the value 0, code ``zero_code[f]``. A node's search gathers the entries of its rows,
-bucketed by feature (O(entries of the node)); a feature without entries there is constant (all
-zeros) and costs nothing. A feature's entries, sorted by code, and the node's zeros (the node's
-statistics minus its entries') form its histogram, scanned in code order with the arithmetic of
+``f`` holds the value 0, code ``zero_code[f]``. Every leaf holds its rows' entries as one segment
+sorted by (feature, code, row) (the root's from the coding; a split partitions its node's
+segment stably between the children, O(entries of the node), so no node gathers or sorts); a
+feature without entries there is constant (all zeros) and costs nothing. A feature's entries,
+in code order, and the node's zeros (the node's statistics minus its entries') form its
+histogram, scanned in code order with the arithmetic of
 :func:`~treebound._kernels.split_numeric.scan_histogram`. Growth itself — the order of the
 frontier, the features' (seeded) random order under ``max_features``, the constant-feature
 flags, the tie rules and the stopping rules — is that of :mod:`treebound._kernels.grow`, so the
@@ -14,8 +16,8 @@ tree is the dense kernels' tree (bit for bit for the counting criteria under uni
 where every statistic is an integer; up to rounding of sums otherwise).
 
 Numeric features only, without missing values (scikit-learn refuses NaN in a sparse ``X``
-too). Memory: the entries twice (CSR codes and the node buckets), O(n) per sample array, and a
-bitset of constant features per frontier node.
+too). Memory: the entries three times (CSR codes, the leaves' segments and the partition's
+scratch), O(n) per sample array, and a bitset of constant features per frontier node.
 """
 
 from __future__ import annotations
@@ -56,7 +58,6 @@ from treebound._kernels.growth_state import (
     N_INT_COLUMNS,
 )
 from treebound._kernels.node_search import _record_test, stays_leaf
-from treebound._kernels.sorting import stable_argsort
 from treebound._kernels.split_numeric import midpoint_threshold
 
 _EPSILON = np.finfo(np.float64).eps
@@ -182,79 +183,32 @@ def _scan_feature(codes, samples_of, m, order, zero, n_node, y_cls, y_val, w, ta
 
 
 @njit(**JIT_OPTIONS)
-def _gather(samples, start, end, row_ptr, row_feat, row_code_, count, touched, fstart, fpos,
-            ent_code, ent_sample):
-    """Bucket the stored entries of the rows ``samples[start:end]`` by feature: feature ``f``'s
-    are ``ent_*[fstart[f] : fstart[f] + count[f]]``; returns the number of features touched
-    (``touched[:t]``)."""
+def _buckets(seg_feat, es, ec, count, touched, fstart):
+    """The features of a node's segment ``[es, es + ec)`` (sorted by feature): feature ``f``'s
+    entries are ``fstart[f] : fstart[f] + count[f]``; returns how many features (``touched[:t]``,
+    increasing)."""
     t = 0
-    for i in range(start, end):
-        s = samples[i]
-        for q in range(row_ptr[s], row_ptr[s + 1]):
-            f = row_feat[q]
-            if count[f] == 0:
-                touched[t] = f
-                t += 1
-            count[f] += 1
-    pos = 0
-    for j in range(t):
-        f = touched[j]
-        fstart[f] = pos
-        fpos[f] = pos
-        pos += count[f]
-    for i in range(start, end):
-        s = samples[i]
-        for q in range(row_ptr[s], row_ptr[s + 1]):
-            f = row_feat[q]
-            ent_code[fpos[f]] = row_code_[q]
-            ent_sample[fpos[f]] = s
-            fpos[f] += 1
+    e = es
+    end = es + ec
+    while e < end:
+        f = seg_feat[e]
+        b = e
+        while e < end and seg_feat[e] == f:
+            e += 1
+        touched[t] = f
+        fstart[f] = b
+        count[f] = e - b
+        t += 1
     return t
 
 
 @njit(**JIT_OPTIONS)
-def _gather_sorted(samples, start, end, row_ptr, row_feat, row_code_, value_offset, ccount,
-                   count, touched, fstart, ent_code, ent_sample):
-    """:func:`_gather` with every feature's entries in code order (stable), by one counting
-    sort over all the features' codes (``ccount``: zeros, one more than the codes): cheaper
-    than sorting each feature's entries when the node holds many entries."""
-    t = 0
-    for i in range(start, end):
-        s = samples[i]
-        for q in range(row_ptr[s], row_ptr[s + 1]):
-            f = row_feat[q]
-            if count[f] == 0:
-                touched[t] = f
-                t += 1
-            count[f] += 1
-            ccount[value_offset[f] + row_code_[q] + 1] += 1
-    total = ccount.shape[0] - 1
-    for g in range(total):
-        ccount[g + 1] += ccount[g]
-    for j in range(t):
-        f = touched[j]
-        fstart[f] = ccount[value_offset[f]]
-    for i in range(start, end):
-        s = samples[i]
-        for q in range(row_ptr[s], row_ptr[s + 1]):
-            g = value_offset[row_feat[q]] + row_code_[q]
-            p = ccount[g]
-            ent_code[p] = row_code_[q]
-            ent_sample[p] = s
-            ccount[g] = p + 1
-    for g in range(total + 1):
-        ccount[g] = 0
-    return t
-
-
-@njit(**JIT_OPTIONS)
-def _search(node, ints, floats, stats, samples, params, row_ptr, row_feat, row_code_, zero_code,
-            lo_values, hi_values, value_offset, y_cls, y_val, w, const_flags, n_features,
-            flagged, rng, ws):
-    """Find and record the best test of ``node`` (node_search.find_best_test for sparse rows):
-    ``ws`` holds the work arrays."""
-    (count, touched, fstart, fpos, ent_code, ent_sample, keys, perm, perm_scratch, cand, left,
-     right, h, zeros, sums, ccount, identity) = ws
+def _search(node, ints, floats, stats, params, seg_feat, seg_code, seg_sample, ent_start,
+            ent_count, zero_code, lo_values, hi_values, value_offset, y_cls, y_val, w,
+            const_flags, n_features, flagged, rng, ws):
+    """Find and record the best test of ``node`` (node_search.find_best_test for sparse rows)
+    from its segment of entries: ``ws`` holds the work arrays."""
+    (count, touched, fstart, cand, left, right, h, zeros, sums, identity) = ws
     task = params.task
     width = params.width
     criterion = params.criterion
@@ -267,22 +221,9 @@ def _search(node, ints, floats, stats, samples, params, row_ptr, row_feat, row_c
     if stays_leaf(n_node, ints[node, I_DEPTH], weight, impurity, sum_wy, task, params.max_depth,
                   params.min_samples_split, params.min_samples_leaf):
         return
-    start = ints[node, I_SEG_START]
-    end = start + n_node
     parent_mass = stats_mass(stats, poff, width, task, criterion)
     tie_tolerance = 1e-9 * parent_mass if task == TASK_REGRESSION else 0.0
-    n_entries = 0
-    for i in range(start, end):
-        n_entries += row_ptr[samples[i] + 1] - row_ptr[samples[i]]
-    # one counting sort of every code when the node's entries outnumber half the codes, else
-    # a sort of each feature's entries
-    presorted = 2 * n_entries >= ccount.shape[0]
-    if presorted:
-        t = _gather_sorted(samples, start, end, row_ptr, row_feat, row_code_, value_offset,
-                           ccount, count, touched, fstart, ent_code, ent_sample)
-    else:
-        t = _gather(samples, start, end, row_ptr, row_feat, row_code_, count, touched, fstart,
-                    fpos, ent_code, ent_sample)
+    t = _buckets(seg_feat, ent_start[node], ent_count[node], count, touched, fstart)
     const_row = ints[node, I_CONST_ROW]
     # The candidates in index order: every feature not yet known constant (as the dense
     # kernel); without a random subset only the features with entries here can be split.
@@ -294,9 +235,8 @@ def _search(node, ints, floats, stats, samples, params, row_ptr, row_feat, row_c
         n_cand, n_unknown = first_candidates(const_flags, const_row, n_features, True, True,
                                              cand)
     else:
-        touched_sorted = np.sort(touched[:t])
-        for j in range(t):
-            cand[j] = touched_sorted[j]
+        for j in range(t):  # increasing already
+            cand[j] = touched[j]
         n_cand = t
     best_gain = -np.inf
     best_feature = -1
@@ -320,16 +260,10 @@ def _search(node, ints, floats, stats, samples, params, row_ptr, row_feat, row_c
         hi = -1
         if m > 0:
             base = fstart[f]
-            order = identity
-            if not presorted:
-                for e in range(m):
-                    keys[e] = ent_code[base + e]
-                stable_argsort(keys, m, perm, perm_scratch)
-                order = perm
             for k in range(width):
                 zeros[k] = stats[poff + k]
             for e in range(m):
-                s = ent_sample[base + e]
+                s = seg_sample[base + e]
                 if task == TASK_REGRESSION:
                     zeros[0] -= w[s]
                     zeros[1] -= w[s] * y_val[s]
@@ -337,7 +271,8 @@ def _search(node, ints, floats, stats, samples, params, row_ptr, row_feat, row_c
                 else:
                     zeros[y_cls[s]] -= w[s]
             gain, lo, hi, n_present = _scan_feature(
-                ent_code[base:], ent_sample[base:], m, order, zero_code[f], n_node, y_cls, y_val,
+                seg_code[base:], seg_sample[base:], m, identity, zero_code[f], n_node, y_cls,
+                y_val,
                 w, task, width, criterion, stats, poff, weight, parent_mass,
                 params.min_samples_leaf, left, right, h, zeros, sums)
         if n_present <= 1:
@@ -370,11 +305,12 @@ def _grown(a, rows):
 
 
 @njit(**JIT_OPTIONS)
-def grow_sparse(row_ptr, row_feat, row_code_, zero_code, n_features, lo_values, hi_values,
-                value_offset, y_cls, y_val, w, params, seed):
+def grow_sparse(row_ptr, row_feat, row_code_, seg_feat, seg_code, seg_sample, zero_code,
+                n_features, lo_values, hi_values, value_offset, y_cls, y_val, w, params, seed):
     """Grow a tree on sparse rows; returns the node arrays of
     :func:`treebound._kernels.grow.grow_tree` (int columns, float columns, statistics, an empty
-    map pool)."""
+    map pool). ``seg_*``: the stored entries sorted by (feature, code, row), the root's
+    segment; they are partitioned in place as the nodes split."""
     n = y_cls.shape[0]
     task = params.task
     width = params.width
@@ -385,7 +321,13 @@ def grow_sparse(row_ptr, row_feat, row_code_, zero_code, n_features, lo_values, 
     stats = np.empty(cap * width, dtype=np.float64)
     samples = np.arange(n).astype(np.int32)
     tmp = np.empty(n, dtype=np.int32)
-    nnz = row_feat.shape[0]
+    nnz = seg_feat.shape[0]
+    side = np.zeros(max(n, 1), dtype=np.int8)
+    tmp_feat = np.empty(nnz, dtype=seg_feat.dtype)
+    tmp_code = np.empty(nnz, dtype=seg_code.dtype)
+    tmp_sample = np.empty(nnz, dtype=seg_sample.dtype)
+    ent_start = np.empty(cap, dtype=np.int64)
+    ent_count = np.empty(cap, dtype=np.int64)
     flagged = params.max_features < n_features
     n_words = (n_features + 63) // 64 if flagged else 1
     const_flags = np.zeros((16, n_words), dtype=np.uint64)
@@ -393,11 +335,8 @@ def grow_sparse(row_ptr, row_feat, row_code_, zero_code, n_features, lo_values, 
     rng = np.array([seed], dtype=np.int64).view(np.uint64)
     ws = (np.zeros(n_features, dtype=np.int64), np.empty(n_features, dtype=np.int64),
           np.empty(n_features, dtype=np.int64), np.empty(n_features, dtype=np.int64),
-          np.empty(nnz, dtype=np.int32), np.empty(nnz, dtype=np.int32),
-          np.empty(max(n, 1), dtype=np.int64), np.empty(max(n, 1), dtype=np.int64),
-          np.empty(max(n, 1), dtype=np.int64), np.empty(n_features, dtype=np.int64),
           np.empty(width), np.empty(width), np.empty(width), np.empty(width), np.empty(2),
-          np.zeros(lo_values.shape[0] + 1, dtype=np.int64), np.arange(max(n, 1)))
+          np.arange(max(n, 1)))
     child_stats = np.empty(2 * width)
     frontier = np.empty(64, dtype=np.int64)
     frontier_keys = np.empty(64, dtype=np.float64)
@@ -416,6 +355,8 @@ def grow_sparse(row_ptr, row_feat, row_code_, zero_code, n_features, lo_values, 
     ints[0, I_N_SAMPLES] = n
     ints[0, I_DEPTH] = 0
     ints[0, I_SEG_START] = 0
+    ent_start[0] = 0
+    ent_count[0] = nnz
     floats[0, F_WEIGHT] = root_weight
     floats[0, F_IMPURITY] = stats_mass(stats, 0, width, task, params.criterion) / root_weight
     floats[0, F_THRESHOLD] = np.nan
@@ -426,8 +367,8 @@ def grow_sparse(row_ptr, row_feat, row_code_, zero_code, n_features, lo_values, 
     k_new = 1
     while True:
         for c in range(first, first + k_new):
-            _search(c, ints, floats, stats, samples, params, row_ptr, row_feat, row_code_,
-                    zero_code, lo_values, hi_values, value_offset, y_cls, y_val, w,
+            _search(c, ints, floats, stats, params, seg_feat, seg_code, seg_sample, ent_start,
+                    ent_count, zero_code, lo_values, hi_values, value_offset, y_cls, y_val, w,
                     const_flags, n_features, flagged, rng, ws)
             if ints[c, I_P_FEATURE] < 0:
                 free_const.append(ints[c, I_CONST_ROW])
@@ -464,6 +405,7 @@ def grow_sparse(row_ptr, row_feat, row_code_, zero_code, n_features, lo_values, 
             s = samples[i]
             slot = 0 if row_code(row_ptr, row_feat, row_code_, zero_code, s, f) <= lo_code else 1
             add_sample_stats(child_stats, slot * width, s, y_cls, y_val, w, task)
+            side[s] = slot
             if slot == 0:
                 samples[write] = s
                 write += 1
@@ -474,11 +416,33 @@ def grow_sparse(row_ptr, row_feat, row_code_, zero_code, n_features, lo_values, 
             samples[write + j] = tmp[j]
         n_left = write - start
         ints[node, I_MISSING] = 0 if n_left > n_right else 1
+        # the node's entries between the children, stably: each keeps (feature, code, row)
+        es = ent_start[node]
+        ec = ent_count[node]
+        write_e = es
+        n_right_e = 0
+        for e in range(es, es + ec):
+            if side[seg_sample[e]] == 0:
+                seg_feat[write_e] = seg_feat[e]
+                seg_code[write_e] = seg_code[e]
+                seg_sample[write_e] = seg_sample[e]
+                write_e += 1
+            else:
+                tmp_feat[n_right_e] = seg_feat[e]
+                tmp_code[n_right_e] = seg_code[e]
+                tmp_sample[n_right_e] = seg_sample[e]
+                n_right_e += 1
+        for j in range(n_right_e):
+            seg_feat[write_e + j] = tmp_feat[j]
+            seg_code[write_e + j] = tmp_code[j]
+            seg_sample[write_e + j] = tmp_sample[j]
         # the children
         if n_nodes + 2 > ints.shape[0]:
             rows = 2 * (n_nodes + 2)
             ints = _grown(ints, rows)
             floats = _grown(floats, rows)
+            ent_start = _grown(ent_start, rows)
+            ent_count = _grown(ent_count, rows)
             stats = _grown(stats.reshape(-1, width), rows).reshape(-1)
         if len(free_const) < 2:
             old = const_flags.shape[0]
@@ -504,6 +468,8 @@ def grow_sparse(row_ptr, row_feat, row_code_, zero_code, n_features, lo_values, 
             ints[c, I_N_SAMPLES] = n_left if j == 0 else n_right
             ints[c, I_DEPTH] = ints[node, I_DEPTH] + 1
             ints[c, I_SEG_START] = start if j == 0 else start + n_left
+            ent_start[c] = es if j == 0 else write_e
+            ent_count[c] = write_e - es if j == 0 else n_right_e
             for k in range(width):
                 stats[c * width + k] = child_stats[j * width + k]
             cw = stats_weight(stats, c * width, width, task)
