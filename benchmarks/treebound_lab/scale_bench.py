@@ -81,8 +81,13 @@ else:
     from sklearn.tree import DecisionTreeClassifier as Tree
     extra = {"random_state": 0}
 # warm up (numba compiles or loads its cache; scikit-learn imports) on a small sparse problem
-small = sp.random(300, 20, density=0.2, format="csc", random_state=0)
-Tree(**params, **extra).fit(small, np.arange(300) % 2)
+# beyond the densified size (2**25 cells), so that treebound's sparse kernels run
+warm = np.random.default_rng(1)
+k = 40_000
+small = sp.coo_matrix((warm.normal(size=k), (warm.integers(0, 4000, k),
+                                             warm.integers(0, 10_000, k))),
+                      shape=(4000, 10_000)).tocsc()
+Tree(**params, **extra).fit(small, np.arange(4000) % 2)
 
 def rss_mib():
     with open("/proc/self/statm") as fh:
@@ -137,7 +142,8 @@ def sparse_section(shape=SPARSE_SHAPE, configs=SPARSE_CONFIGS, echo=print) -> li
         f"stored standard-normal values, compressed columns of {first['input_mib']:.0f} MiB; "
         "coordinates drawn with numpy's `default_rng`), binary target: the sign of the row's "
         "sum over the first 1,000 columns, 10 % of labels flipped. Each fit in its own fresh "
-        "process, warmed up on a small sparse problem: wall and CPU time of `fit`, peak resident "
+        "process, warmed up on a 4,000 x 10,000 sparse problem: wall and CPU time of `fit`, peak "
+        "resident "
         "set size during the fit minus the size once the input exists. treebound: the exact "
         "splitter, `growth=\"top_down\"` (scikit-learn's best-first order) with "
         "`max_leaf_nodes`; scikit-learn: `random_state=0`. Ratios: treebound / scikit-learn. "
