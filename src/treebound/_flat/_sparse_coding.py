@@ -4,7 +4,7 @@ The codes are those :func:`~treebound._flat._feature_coding.code_features` gives
 matrix (a value's rank among the column's distinct values, zero included when the column holds
 one; in histogram mode the same bins, from the same counts), so the thresholds and the trees
 are the dense ones. Only the stored entries with a nonzero value get a code here (explicit zeros
-are zeros like the implicit ones); the rows' entries are laid out row by row for the growth
+are zeros like the implicit ones); the rows' entries are laid out for the growth
 kernel (:mod:`treebound._kernels.sparse_growth`), every other cell having its column's
 ``zero_code``.
 """
@@ -23,9 +23,6 @@ __all__ = ["SparseCodedFeatures", "code_sparse_features"]
 
 @dataclass
 class SparseCodedFeatures:
-    row_ptr: np.ndarray  # (n_samples + 1,) int64: each row's entries
-    row_feat: np.ndarray  # (n_entries,) int32, increasing within a row
-    row_code: np.ndarray  # (n_entries,) int32
     # the entries sorted by (feature, code, row): the growth kernel's root segment
     seg_feat: np.ndarray  # (n_entries,) int32
     seg_code: np.ndarray  # (n_entries,) int32
@@ -43,25 +40,35 @@ def code_sparse_features(X: sp.spmatrix | sp.sparray, splitter: str, max_bins: i
     X = sp.csc_matrix(X)
     X.sum_duplicates()
     n, d = X.shape
-    column = np.repeat(np.arange(d, dtype=np.int64), np.diff(X.indptr))
+    # 32-bit indices and no copy that is not needed: the temporaries here set the fit's peak
+    # memory (each is dropped once used)
+    column = np.repeat(np.arange(d, dtype=np.int32), np.diff(X.indptr))
     values = np.asarray(X.data, dtype=np.float64)
-    rows = np.asarray(X.indices, dtype=np.int64)
+    rows = np.asarray(X.indices, dtype=np.int32)
     stored = values != 0.0  # explicit zeros are zeros
-    column, values, rows = column[stored], values[stored], rows[stored]
+    if not stored.all():
+        column, values, rows = column[stored], values[stored], rows[stored]
+    del stored
     n_zero = n - np.bincount(column, minlength=d)
     # distinct (column, value) pairs in order: one sort of the entries by the complex number
     # column + i value (numpy orders complex numbers by real part, then imaginary part; the
     # columns are exact in float64), twice as fast as a lexsort; ties need no order
-    order = np.argsort(column.astype(np.float64) + 1j * values)
+    key = np.empty(column.shape[0], dtype=np.complex128)
+    key.real, key.imag = column, values
+    order = np.argsort(key)
+    del key
     column_s, values_s = column[order], values[order]
     new = np.ones(column_s.shape[0], dtype=bool)
     new[1:] = (column_s[1:] != column_s[:-1]) | (values_s[1:] != values_s[:-1])
-    group = np.cumsum(new) - 1  # distinct pair of every sorted entry
-    pair_column = column_s[new]
+    group = np.cumsum(new, dtype=np.int32) - 1  # distinct pair of every sorted entry
+    pair_column = column_s[new].astype(np.int64)
     pair_value = values_s[new]
+    del column_s, values_s, new
     pair_count = np.bincount(group, minlength=pair_column.shape[0])
     pairs_before = np.searchsorted(pair_column, np.arange(d + 1))  # per column: its pairs
     negative_pairs = np.searchsorted(pair_column * 2 + (pair_value > 0), 2 * np.arange(d) + 1)
+    if splitter != "hist":
+        del pair_count  # the counts bin the histogram's values only
     # Ranks (the exact splitter's codes, and the histogram's when a column has at most
     # max_bins distinct values): a pair's rank in its column, after the zero for positive values.
     n_pairs = np.diff(pairs_before)
@@ -74,7 +81,8 @@ def code_sparse_features(X: sp.spmatrix | sp.sparray, splitter: str, max_bins: i
     value_offset = np.concatenate([[0], np.cumsum(n_codes)[:-1]]).astype(np.int64)
     lo_values = np.zeros(int(n_codes.sum()), dtype=np.float64)  # the zeros stay 0
     lo_values[value_offset[pair_column] + code_of_pair] = pair_value
-    hi_values = lo_values.copy()
+    del pair_column, pair_value, pair_rank
+    hi_values = lo_values  # one value per code (read-only: binning below makes new arrays)
     binned = np.flatnonzero(n_codes > max_bins) if splitter == "hist" else np.empty(0, int)
     if binned.size:  # columns with more distinct values than bins: the dense coding's bins
         lo_parts = np.split(lo_values, value_offset[1:])
@@ -96,21 +104,15 @@ def code_sparse_features(X: sp.spmatrix | sp.sparray, splitter: str, max_bins: i
         lo_values, hi_values = np.concatenate(lo_parts), np.concatenate(hi_parts)
     entry_code = np.empty(order.shape[0], dtype=np.int32)
     entry_code[order] = code_of_pair[group]
+    del order, group
     # the entries by (column, code, row): a stable sort by column and code of the compressed
     # columns (rows increasing within a column)
-    key = column * (int(n_codes.max()) + 1 if d else 1) + entry_code
-    by_code = np.argsort(key, kind="stable")
-    # the entries row by row, columns increasing within a row (scipy's conversion)
-    by_row = sp.csc_matrix((entry_code + 1, rows, np.r_[0, np.cumsum(np.bincount(
-        column, minlength=d))]), shape=(n, d)).tocsr()
-    by_row.sort_indices()
+    by_code = np.argsort(column.astype(np.int64) * (int(n_codes.max()) + 1 if d else 1)
+                         + entry_code, kind="stable")
     return SparseCodedFeatures(
-        row_ptr=by_row.indptr.astype(np.int64),
-        row_feat=by_row.indices.astype(np.int32),
-        row_code=(by_row.data - 1).astype(np.int32),
-        seg_feat=column[by_code].astype(np.int32),
+        seg_feat=column[by_code],
         seg_code=entry_code[by_code],
-        seg_sample=rows[by_code].astype(np.int32),
+        seg_sample=rows[by_code],
         zero_code=zero_code,
         n_codes=n_codes.astype(np.int64),
         lo_values=lo_values,

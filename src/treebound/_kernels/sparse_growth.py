@@ -1,9 +1,8 @@
 """Tree growth on a sparse matrix, without densifying it.
 
 The features arrive coded as for the dense kernels (:mod:`treebound._flat._sparse_coding`: the
-same codes, value ranges and thresholds), but only the rows' *stored* entries are kept, in CSR
-order (``row_ptr``, ``row_feat`` sorted within a row, ``row_code``); every other row of feature
-``f`` holds the value 0, code ``zero_code[f]``. Every leaf holds its rows' entries as one segment
+same codes, value ranges and thresholds), but only the rows' *stored* entries are kept; every
+other row of feature ``f`` holds the value 0, code ``zero_code[f]``. Every leaf holds its rows' entries as one segment
 sorted by (feature, code, row) (the root's from the coding; a split partitions its node's
 segment stably between the children, O(entries of the node), so no node gathers or sorts); a
 feature without entries there is constant (all zeros) and costs nothing. A feature's entries,
@@ -16,8 +15,8 @@ tree is the dense kernels' tree (bit for bit for the counting criteria under uni
 where every statistic is an integer; up to rounding of sums otherwise).
 
 Numeric features only, without missing values (scikit-learn refuses NaN in a sparse ``X``
-too). Memory: the entries three times (CSR codes, the leaves' segments and the partition's
-scratch), O(n) per sample array, and a bitset of constant features per frontier node.
+too). Memory: the entries twice (the leaves' segments and the partition's scratch), O(n) per
+sample array, and a bitset of constant features per frontier node.
 """
 
 from __future__ import annotations
@@ -64,21 +63,15 @@ _EPSILON = np.finfo(np.float64).eps
 
 
 @njit(**NO_NRT_INLINE_JIT_OPTIONS)
-def row_code(row_ptr, row_feat, row_code_, zero_code, s, f):
-    """Code of feature ``f`` in row ``s``: its stored entry's (binary search in the row), else
-    the code of 0."""
-    lo = row_ptr[s]
-    hi = row_ptr[s + 1]
+def _first_at_least(a, lo, hi, v):
+    """First position in ``a[lo:hi]`` (sorted) holding a value ``>= v`` (``hi`` if none)."""
     while lo < hi:
         mid = (lo + hi) >> 1
-        g = row_feat[mid]
-        if g < f:
+        if a[mid] < v:
             lo = mid + 1
-        elif g > f:
-            hi = mid
         else:
-            return np.int64(row_code_[mid])
-    return zero_code[f]
+            hi = mid
+    return lo
 
 
 @njit(**NO_NRT_INLINE_JIT_OPTIONS)
@@ -305,8 +298,8 @@ def _grown(a, rows):
 
 
 @njit(**JIT_OPTIONS)
-def grow_sparse(row_ptr, row_feat, row_code_, seg_feat, seg_code, seg_sample, zero_code,
-                n_features, lo_values, hi_values, value_offset, y_cls, y_val, w, params, seed):
+def grow_sparse(seg_feat, seg_code, seg_sample, zero_code, n_features, lo_values, hi_values,
+                value_offset, y_cls, y_val, w, params, seed):
     """Grow a tree on sparse rows; returns the node arrays of
     :func:`treebound._kernels.grow.grow_tree` (int columns, float columns, statistics, an empty
     map pool). ``seg_*``: the stored entries sorted by (feature, code, row), the root's
@@ -399,13 +392,23 @@ def grow_sparse(row_ptr, row_feat, row_code_, seg_feat, seg_code, seg_sample, ze
         end = start + ints[node, I_N_SAMPLES]
         for k in range(2 * width):
             child_stats[k] = 0.0
+        # every row's side: the zeros' side, then the node's entries of f (its bucket in the
+        # segment, found by binary search: the segment is sorted by feature)
+        es = ent_start[node]
+        ec = ent_count[node]
+        zero_slot = 0 if zero_code[f] <= lo_code else 1
+        for i in range(start, end):
+            side[samples[i]] = zero_slot
+        b = _first_at_least(seg_feat, es, es + ec, f)
+        e_end = _first_at_least(seg_feat, b, es + ec, f + 1)
+        for e in range(b, e_end):
+            side[seg_sample[e]] = 0 if seg_code[e] <= lo_code else 1
         write = start
         n_right = 0
         for i in range(start, end):
             s = samples[i]
-            slot = 0 if row_code(row_ptr, row_feat, row_code_, zero_code, s, f) <= lo_code else 1
+            slot = side[s]
             add_sample_stats(child_stats, slot * width, s, y_cls, y_val, w, task)
-            side[s] = slot
             if slot == 0:
                 samples[write] = s
                 write += 1
@@ -417,8 +420,6 @@ def grow_sparse(row_ptr, row_feat, row_code_, seg_feat, seg_code, seg_sample, ze
         n_left = write - start
         ints[node, I_MISSING] = 0 if n_left > n_right else 1
         # the node's entries between the children, stably: each keeps (feature, code, row)
-        es = ent_start[node]
-        ec = ent_count[node]
         write_e = es
         n_right_e = 0
         for e in range(es, es + ec):
