@@ -92,6 +92,7 @@ def test_demo_runs_and_compares_with_cart():
     assert "CART" in result.output and "Shawe-Taylor" in result.output
     assert "certificate" in result.output and "10/10" in result.output  # covers the test error
     assert "IF" in result.output
+    assert "certified selection" in result.output
 
 
 def test_plot_command_writes_an_image(data_files, tmp_path):

@@ -50,7 +50,7 @@ def _cart_cv(X_train, y_train, seed: int):
 
 
 def compare_on_split(X, y, seed: int) -> tuple[list[DemoRow], object]:
-    """Fit the four models on one stratified 75/25 split; return their rows and the pruned tree."""
+    """Fit the five models on one stratified 75/25 split; return their rows and the pruned tree."""
     X_train, X_test, y_train, y_test = train_test_split(
         X, y, test_size=0.25, random_state=seed, stratify=y)
     rows: list[DemoRow] = []
@@ -70,6 +70,11 @@ def compare_on_split(X, y, seed: int) -> tuple[list[DemoRow], object]:
     start = time.perf_counter()
     ccp = DecisionTreeClassifier(pruning="ccp_cv", random_state=seed).fit(X_train, y_train)
     add("treebound: CCP + 10-fold CV", ccp, time.perf_counter() - start)
+
+    start = time.perf_counter()  # the same folds; the smallest certificate within one SE
+    certified = DecisionTreeClassifier(pruning="certified", random_state=seed).fit(
+        X_train, y_train)
+    add("treebound: certified selection", certified, time.perf_counter() - start)
 
     start = time.perf_counter()
     cart = _cart_cv(X_train.to_numpy(), y_train.to_numpy(), seed)
@@ -126,7 +131,10 @@ def run_demo(seed: int = 0, n_splits: int = 10, echo=print) -> list[DemoRow]:
         f"valid for any tree fit on these {n_train} rows, scikit-learn's included). "
         "Shawe-Taylor: the bound of Leboeuf et al. Eq. 8 that bound pruning minimizes; above 1 "
         "it promises nothing, but it still ranks trees, with no cross-validation. "
-        "CCP = cost-complexity pruning.")
+        "CCP = cost-complexity pruning. Certified selection: among the trees of the CCP path "
+        "whose CV error is within one standard error of the best, the smallest certificate. "
+        "Which rule: CCP + CV for the best accuracy, certified selection for the best "
+        "guarantee at near-best accuracy (benchmarks/results/selection.md, 21 datasets).")
     console.print(f"\nCertificate of the bound-pruned tree (split seed {seed}): "
                   f"{pruned.certificate_}", markup=False)
     path = ", ".join(f"{n}: {format_bound(obj)}" for n, obj in pruned.pruning_path_)
