@@ -110,6 +110,10 @@ def run_benchmark(data_dir, *, datasets=None, n_splits=10, models=MODELS, n_fold
                 "splits_done": {name: len({int(r["split"]) for r in rows if r["dataset"] == name})
                                 for name in names}}
     if report_only:
+        # the page states the folds the stored rows were made with (ccp_cv fits folds + 1)
+        fits = {int(r["n_fits"]) for r in rows if r["model"] == "ccp_cv"}
+        if len(fits) == 1:
+            settings["n_folds"] = fits.pop() - 1
         made = sorted({r.get("commit") or "" for r in rows} - {""})
         header = [*header[:-1], "This page was rewritten (`--report-only`) from the runs in "
                   f"`{out_csv}`, made by this command without `--report-only` "
