@@ -29,7 +29,7 @@ def _rebuild(deployed, compression):
     rebuilt.threshold[numeric] = np.nan
     j = tree.feature[compression.nodes]
     # the pairs are rows of the compression set: the reconstruction sees those rows only
-    kept = deployed.features[compression.rows]
+    kept = _dense(deployed.features)[compression.rows]
     where = np.searchsorted(compression.rows, compression.pairs)
     low, high = kept[where[:, 0], j], kept[where[:, 1], j]
     assert not np.isnan(low).any()
@@ -41,10 +41,15 @@ def _rebuild(deployed, compression):
     return rebuilt
 
 
+def _dense(features):
+    """The deployed rows as a dense array (a sparse X is kept as its tested columns, sparse)."""
+    return features.toarray() if sp.issparse(features) else features
+
+
 def _inputs(deployed, rng, n_random, missing):
     """Rows that probe every threshold: the value, its two float neighbours, training values,
     values never seen, and (with ``missing``) NaN."""
-    tree, X = deployed.tree, deployed.features
+    tree, X = deployed.tree, _dense(deployed.features)
     d = X.shape[1]
     probes = [np.nan_to_num(X[rng.integers(0, X.shape[0], n_random)], nan=0.0)]
     internal = np.flatnonzero(tree.first_child >= 0)

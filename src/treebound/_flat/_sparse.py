@@ -14,7 +14,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse as sp
 
-__all__ = ["BLOCK_CELLS", "DENSE_CELLS", "is_sparse", "row_blocks", "sparse_features"]
+__all__ = ["BLOCK_CELLS", "DENSE_CELLS", "canonical_csr", "is_sparse", "row_blocks",
+           "sparse_features"]
 
 #: A sparse X with at most this many cells (rows x columns) is densified.
 DENSE_CELLS = 2**25
@@ -45,6 +46,17 @@ def sparse_features(X, layout: str):
         return np.ascontiguousarray(X.toarray())
     X = sp.csc_matrix(X) if layout == "csc" else sp.csr_matrix(X)
     X.sum_duplicates()  # also sorts the indices
+    return X
+
+
+def canonical_csr(X):
+    """``X`` (sparse) in compressed rows of float64 with sorted, unique column indices in every
+    row (the layout the compressed-row kernels read); ``X`` itself is never modified, and not
+    copied when it already has that form."""
+    X = sp.csr_matrix(X, dtype=np.float64)
+    if not X.has_canonical_format:
+        X = X.copy()
+        X.sum_duplicates()  # also sorts the indices
     return X
 
 

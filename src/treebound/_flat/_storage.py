@@ -19,10 +19,11 @@ from scipy.sparse import csr_matrix, vstack
 
 from treebound._flat._collapse import collapse_tree
 from treebound._flat._missing import default_missing_child
-from treebound._flat._sparse import is_sparse, row_blocks
+from treebound._flat._sparse import canonical_csr, is_sparse, row_blocks
 from treebound._flat._storage_checks import check_tree
 from treebound._flat._storage_io import tree_from_dict, tree_to_dict
 from treebound._kernels.apply import (
+    apply_csr,
     apply_general,
     apply_numeric,
     apply_numeric_missing,
@@ -386,9 +387,11 @@ class Tree:
         >>> tree.apply([[0.2], [1.5]]).tolist()
         [1, 2]
         """
-        if is_sparse(X):  # by blocks of dense rows: the whole matrix is never dense
-            parts = [self.apply(block) for _, block in row_blocks(X)]
-            return np.concatenate(parts) if parts else np.empty(0, dtype=np.int64)
+        if is_sparse(X):  # entry by entry from compressed rows: nothing is densified
+            X = canonical_csr(X)
+            out = np.empty(X.shape[0], dtype=np.int64)
+            apply_csr(*self._routing_arrays(), X.indptr, X.indices, X.data, out)
+            return out
         X = _as_float_matrix(X)
         out = np.empty(X.shape[0], dtype=np.int64)
         next_base, feature, threshold, category_offset, category_child, missing = \

@@ -141,3 +141,49 @@ def fill_paths(next_base, feature, threshold, category_offset, category_child, m
             indices[pos] = node
             nxt = _step(next_base, feature, threshold, category_offset, category_child,
                         missing_child, X, r, node)
+
+
+@njit(**NO_NRT_JIT_OPTIONS)
+def csr_value(indptr, indices, data, r, j):
+    """The value of column ``j`` in row ``r`` of a matrix in compressed rows with sorted,
+    unique column indices: the stored value, or 0 (a binary search of the row's entries)."""
+    lo = indptr[r]
+    end = indptr[r + 1]
+    hi = end
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if indices[mid] < j:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo < end and indices[lo] == j:
+        return np.float64(data[lo])
+    return 0.0
+
+
+@njit(**NO_NRT_JIT_OPTIONS)
+def _step_csr(next_base, feature, threshold, category_offset, category_child, missing_child,
+              indptr, indices, data, r, node):
+    offset = category_offset[node]
+    x = csr_value(indptr, indices, data, r, feature[node])
+    if x != x:
+        return next_base[node] + missing_child[node]
+    if offset < 0:
+        return next_base[node] + np.int64(x > threshold[node])
+    return next_base[node] + category_child[offset + np.int64(x)]
+
+
+@njit(**NO_NRT_JIT_OPTIONS)
+def apply_csr(next_base, feature, threshold, category_offset, category_child, missing_child,
+              indptr, indices, data, out):
+    """:func:`apply_general` on a matrix in compressed rows (``indptr``, ``indices`` sorted and
+    unique within a row, ``data``): every absent entry is the value 0, nothing is densified."""
+    for r in range(out.shape[0]):
+        node = 0
+        nxt = _step_csr(next_base, feature, threshold, category_offset, category_child,
+                        missing_child, indptr, indices, data, r, node)
+        while nxt != node:
+            node = nxt
+            nxt = _step_csr(next_base, feature, threshold, category_offset, category_child,
+                            missing_child, indptr, indices, data, r, node)
+        out[r] = node

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from treebound._config import NO_NRT_JIT_OPTIONS, njit
+from treebound._kernels.apply import csr_value
 
 #: Rows scanned, per value, for an already chosen or a misclassified row to prefer.
 _SCAN = 256
@@ -22,6 +23,30 @@ def threshold_neighbours(first_child, feature, threshold, category_offset, categ
         node = 0
         while first_child[node] >= 0:
             x = X[r, feature[node]]
+            if category_offset[node] >= 0:
+                slot = category_child[category_offset[node] + np.int64(x)]
+            elif np.isnan(x):
+                slot = missing_child[node]
+            elif x <= threshold[node]:
+                slot = 0
+                if x > low[node]:
+                    low[node] = x
+            else:
+                slot = 1
+                if x < high[node]:
+                    high[node] = x
+            node = first_child[node] + slot
+
+
+@njit(**NO_NRT_JIT_OPTIONS)
+def threshold_neighbours_csr(first_child, feature, threshold, category_offset, category_child,
+                             missing_child, indptr, indices, data, low, high):
+    """:func:`threshold_neighbours` on a matrix in compressed rows (sorted unique indices; an
+    absent entry is the value 0)."""
+    for r in range(indptr.shape[0] - 1):
+        node = 0
+        while first_child[node] >= 0:
+            x = csr_value(indptr, indices, data, r, feature[node])
             if category_offset[node] >= 0:
                 slot = category_child[category_offset[node] + np.int64(x)]
             elif np.isnan(x):
@@ -169,6 +194,46 @@ def fill_rows_by_value(X, columns, needed, needed_offset, range_start, fill, row
             break
         for f in range(columns.shape[0]):
             at = _find(needed, needed_offset[f], needed_offset[f + 1], X[r, columns[f]])
+            if at >= 0 and fill[at] < range_start[at + 1]:
+                rows[fill[at]] = r
+                fill[at] += 1
+                left -= 1
+
+
+@njit(**NO_NRT_JIT_OPTIONS)
+def count_rows_by_value_csr(indptr, indices, data, columns, needed, needed_offset,
+                            range_start):
+    """:func:`count_rows_by_value` on a matrix in compressed rows (sorted unique indices; an
+    absent entry is the value 0)."""
+    n_values = needed.shape[0]
+    for i in range(n_values + 1):
+        range_start[i] = 0
+    full = 0
+    for r in range(indptr.shape[0] - 1):
+        for f in range(columns.shape[0]):
+            x = csr_value(indptr, indices, data, r, columns[f])
+            at = _find(needed, needed_offset[f], needed_offset[f + 1], x)
+            if at >= 0 and range_start[at + 1] < _SCAN:
+                range_start[at + 1] += 1
+                if range_start[at + 1] == _SCAN:
+                    full += 1
+        if full == n_values:
+            break
+    for i in range(n_values):
+        range_start[i + 1] += range_start[i]
+
+
+@njit(**NO_NRT_JIT_OPTIONS)
+def fill_rows_by_value_csr(indptr, indices, data, columns, needed, needed_offset, range_start,
+                           fill, rows):
+    """:func:`fill_rows_by_value` on a matrix in compressed rows."""
+    left = rows.shape[0]
+    for r in range(indptr.shape[0] - 1):
+        if left == 0:
+            break
+        for f in range(columns.shape[0]):
+            x = csr_value(indptr, indices, data, r, columns[f])
+            at = _find(needed, needed_offset[f], needed_offset[f + 1], x)
             if at >= 0 and fill[at] < range_start[at + 1]:
                 rows[fill[at]] = r
                 fill[at] += 1

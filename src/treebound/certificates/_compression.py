@@ -53,12 +53,16 @@ import numpy as np
 from scipy.special import gammaln
 
 from treebound._flat._feature_coding import _code_values
+from treebound._flat._sparse import canonical_csr, is_sparse
 from treebound._kernels import compression as kernels
 from treebound._kernels.compression import (
     choose_rows,
     count_rows_by_value,
+    count_rows_by_value_csr,
     fill_rows_by_value,
+    fill_rows_by_value_csr,
     threshold_neighbours,
+    threshold_neighbours_csr,
     value_pairs,
 )
 from treebound.certificates._counting import log_shape_prior, log_test_counts
@@ -200,17 +204,21 @@ def compress(deployed, wrong: np.ndarray, multiway: bool) -> Compression | str:
     if deployed.midpoint is None:
         return (f"{deployed.family} thresholds are not midpoints of training values, so no "
                 "compression set rebuilds them")
-    features = np.ascontiguousarray(deployed.features, dtype=np.float64)
+    features = _readable(deployed.features)
     nodes = np.flatnonzero((tree.first_child >= 0) & (tree.category_offset < 0))
     low = np.full(tree.n_nodes, -np.inf)
     high = np.full(tree.n_nodes, np.inf)
     if nodes.size:
         # the maps with the unseen-level slot: rows of levels the tree never saw route too
         offsets, pooled = tree.category_maps_with_unseen()
-        threshold_neighbours(tree.first_child, np.where(tree.feature < 0, 0, tree.feature),
-                             np.nan_to_num(tree.threshold, posinf=np.inf), offsets, pooled,
-                             np.where(tree.first_child >= 0, tree.missing_child, 0), features,
-                             low, high)
+        routing = (tree.first_child, np.where(tree.feature < 0, 0, tree.feature),
+                   np.nan_to_num(tree.threshold, posinf=np.inf), offsets, pooled,
+                   np.where(tree.first_child >= 0, tree.missing_child, 0))
+        if is_sparse(features):
+            threshold_neighbours_csr(*routing, features.indptr, features.indices,
+                                     features.data, low, high)
+        else:
+            threshold_neighbours(*routing, features, low, high)
     values = np.column_stack([low[nodes], high[nodes]])
     t = tree.threshold[nodes]
     with np.errstate(invalid="ignore"):
@@ -218,9 +226,13 @@ def compress(deployed, wrong: np.ndarray, multiway: bool) -> Compression | str:
                                                                    values[:, 1]) == t)
     node_feature = tree.feature[nodes]
     sorted_columns: dict[int, np.ndarray] = {}
+    by_column = features.tocsc() if is_sparse(features) else None
 
     def column(j):
         """The present values of feature ``j``, sorted (NaN sorts last)."""
+        if by_column is not None:  # built again on each call: n values, not n x columns
+            values_j = sorted_sparse_column(by_column, j)
+            return values_j[: np.searchsorted(values_j, np.nan)]
         if j not in sorted_columns:
             values_j = np.sort(features[:, j])
             sorted_columns[j] = values_j[: np.searchsorted(values_j, np.nan)]
@@ -236,7 +248,7 @@ def compress(deployed, wrong: np.ndarray, multiway: bool) -> Compression | str:
         values[present, 0] = found
         values[present, 1] = np.inf
         good[present] = True
-        features = np.where(np.isnan(features), np.inf, features)
+        features = _nan_as_inf(features)
 
     rule = _compiled_rule(deployed.midpoint)
     missing = np.flatnonzero(~good)
@@ -279,10 +291,14 @@ def compress(deployed, wrong: np.ndarray, multiway: bool) -> Compression | str:
     pooled = np.concatenate(needed) if needed else np.empty(0)
     range_start = np.empty(pooled.shape[0] + 1, dtype=np.int64)
     columns = used.astype(np.int64)
-    count_rows_by_value(features, columns, pooled, needed_offset, range_start)
+    rows_of = (features.indptr, features.indices, features.data) if is_sparse(features) \
+        else (features,)
+    count = count_rows_by_value_csr if is_sparse(features) else count_rows_by_value
+    fill = fill_rows_by_value_csr if is_sparse(features) else fill_rows_by_value
+    count(*rows_of, columns, pooled, needed_offset, range_start)
     flat_order = np.empty(range_start[-1], dtype=np.int64)
-    fill_rows_by_value(features, columns, pooled, needed_offset, range_start,
-                       range_start[:-1].copy(), flat_order)
+    fill(*rows_of, columns, pooled, needed_offset, range_start, range_start[:-1].copy(),
+         flat_order)
     # each node's two values as indices into the pooled needed values
     at = np.empty((nodes.shape[0], 2), dtype=np.int64)
     for f, j in enumerate(used.tolist()):
@@ -299,6 +315,33 @@ def compress(deployed, wrong: np.ndarray, multiway: bool) -> Compression | str:
                               int(nodes.shape[0]), int(rows.shape[0]), deployed.missing)
     return Compression(rows=rows, pairs=pairs.reshape(-1, 2), nodes=nodes,
                        log_message_prior=log_p)
+
+
+def _readable(features):
+    """The rows as the kernels read them: dense float64 in row order, or sparse in compressed
+    rows with sorted indices (never densified)."""
+    if is_sparse(features):
+        return canonical_csr(features)
+    return np.ascontiguousarray(features, dtype=np.float64)
+
+
+def _nan_as_inf(features):
+    """The rows with every missing value (NaN) as ``+inf`` (a copy)."""
+    if is_sparse(features):
+        features = features.copy()
+        features.data = np.where(np.isnan(features.data), np.inf, features.data)
+        return features
+    return np.where(np.isnan(features), np.inf, features)
+
+
+def sorted_sparse_column(by_column, j: int) -> np.ndarray:
+    """Column ``j`` of a sparse matrix in compressed columns, every value (implicit zeros
+    included) sorted as ``np.sort`` sorts the dense column."""
+    start, stop = by_column.indptr[j], by_column.indptr[j + 1]
+    stored = np.sort(np.asarray(by_column.data[start:stop], dtype=np.float64))
+    n_zero = by_column.shape[0] - stored.shape[0]
+    below = np.searchsorted(stored, 0.0)  # the implicit zeros go with the stored ones
+    return np.concatenate([stored[:below], np.zeros(n_zero), stored[below:]])
 
 
 def _presence_pairs(deployed, nodes, t, low, column) -> np.ndarray | str:

@@ -18,10 +18,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import numpy as np
+import scipy.sparse as sp
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from treebound._flat._sklearn_view import as_flat
-from treebound._flat._sparse import is_sparse
+from treebound._flat._sparse import canonical_csr, is_sparse
 from treebound._flat._storage import Tree
 from treebound.certificates._counting import UNDECLARED, counted_levels
 
@@ -59,8 +60,9 @@ class DeployedTree:
     ----------
     tree : Tree
         Flat arrays; ``threshold`` and the category maps are the deployed tests.
-    features : ndarray of float64, shape (n_rows, n_features)
-        The matrix the tests read (treebound's encoding; float32 values for scikit-learn).
+    features : ndarray of float64 or scipy.sparse.csr_matrix, shape (n_rows, n_features)
+        The matrix the tests read (treebound's encoding; float32 values for scikit-learn); a
+        sparse one in compressed rows with sorted indices (:func:`tested_columns`).
     classes : ndarray
         Class labels, in the order of the class indices.
     leaf_class : ndarray of int
@@ -197,10 +199,12 @@ def treebound_deployed(model, features, n_fit_rows: int) -> DeployedTree:
                         n_levels=n_levels, missing=has_missing(features))
 
 
-def tested_columns(tree: Tree, features) -> tuple[Tree, np.ndarray]:
-    """A sparse feature matrix as the dense columns the tree tests, and the tree reading them
-    (its ``feature`` renumbered): what the bounds read of the rows, without the dense matrix.
-    The counts (``n_categories``, ``n_levels``) stay those of every feature."""
+def tested_columns(tree: Tree, features) -> tuple[Tree, sp.csr_matrix]:
+    """A sparse feature matrix as the columns the tree tests, and the tree reading them (its
+    ``feature`` renumbered): what the bounds read of the rows. The columns stay sparse, in
+    compressed rows (sorted indices): routing and the compression set read them entry by entry
+    (an absent entry is the value 0), so no array of rows x tested columns exists. The counts
+    (``n_categories``, ``n_levels``) stay those of every feature."""
     internal = tree.first_child >= 0
     used = np.unique(tree.feature[internal])
     if used.size == 0:
@@ -208,15 +212,18 @@ def tested_columns(tree: Tree, features) -> tuple[Tree, np.ndarray]:
     renumbered = replace(tree, feature=np.where(internal, np.searchsorted(used, tree.feature),
                                                 -1).astype(np.int64),
                          n_categories=tree.n_categories[used].copy(), _cache={})
-    dense = np.ascontiguousarray(features.tocsc()[:, used].toarray(), dtype=np.float64)
-    return renumbered, dense
+    # a private copy of the tested columns (slicing copies): a later change to X changes nothing
+    columns = sp.csc_matrix(features)[:, used]
+    return renumbered, canonical_csr(columns.tocsr())
 
 
 def has_missing(features) -> bool:
-    """Whether a feature matrix holds a missing value (NaN); ``False`` for ``None`` (a tree
-    read without its rows)."""
+    """Whether a feature matrix (dense or sparse) holds a missing value (NaN); ``False`` for
+    ``None`` (a tree read without its rows)."""
     if features is None:
         return False
+    if is_sparse(features):
+        return bool(np.isnan(features.data).any())
     return bool(np.isnan(np.asarray(features, dtype=np.float64)).any())
 
 
@@ -230,8 +237,8 @@ def from_sklearn(model, X) -> DeployedTree:
     X : array-like or scipy.sparse matrix of shape (n_rows, n_features)
         The rows (read as float32, as scikit-learn's trees do); NaN is a missing value when the
         model routes missing values (scikit-learn 1.3 and later: ``tree_.missing_go_to_left``),
-        as its ``predict`` does. A sparse ``X`` is read as the dense columns the tree tests
-        (:func:`tested_columns`), never densified whole.
+        as its ``predict`` does. A sparse ``X`` is read as the columns the tree tests
+        (:func:`tested_columns`), never densified.
 
     Returns
     -------
