@@ -4,9 +4,13 @@ never densifies) against the dense kernels: the same trees."""
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import treebound._flat._sparse as sparse_module
 from treebound import DecisionTreeClassifier, DecisionTreeRegressor, DyadicTreeClassifier
+from treebound.certificates import deployed_tree
+from treebound.certificates._compression import compress
 
 TREE_ARRAYS = ("first_child", "feature", "threshold", "n_node_samples", "missing_child")
 
@@ -119,3 +123,83 @@ def test_what_sparse_input_refuses():
         DyadicTreeClassifier().fit(X, y)
     with pytest.raises(TypeError, match="numeric features only"):
         DecisionTreeClassifier(categorical_features=[0]).fit(X, y)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n_rows=st.integers(2, 150), n_features=st.integers(1, 8),
+       density=st.sampled_from([0.02, 0.1, 0.4, 1.0]), splitter=st.sampled_from(["best", "hist"]),
+       max_leaf_nodes=st.integers(2, 16), seed=st.integers(0, 2**16))
+def test_the_sparse_path_gives_the_dense_tree_and_certificate(n_rows, n_features, density,
+                                                             splitter, max_leaf_nodes, seed):
+    """The lean path (sparse coding and growth, the certificate's evidence read entry by entry
+    from the tested columns, never densified) against the dense fit of the same matrix: the
+    same tree, the same compression set, the same certificate."""
+    rng = np.random.default_rng(seed)
+    dense = np.round(rng.normal(size=(n_rows, n_features)), 1)  # ties, and some zeros
+    dense[rng.random(dense.shape) >= density] = 0.0
+    y = (dense[:, 0] + rng.normal(scale=0.5, size=n_rows) > 0).astype(int)
+    X = sp.csc_matrix(dense)
+    params = dict(splitter=splitter, max_bins=6, max_leaf_nodes=max_leaf_nodes,
+                  growth="top_down")
+    reference = DecisionTreeClassifier(**params).fit(dense, y)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(sparse_module, "DENSE_CELLS", 0)  # every sparse X stays sparse
+        model = DecisionTreeClassifier(**params).fit(X, y)
+        assert sp.issparse(model.encode(X))
+        lean = deployed_tree(model, X)
+    _same_tree(model, reference)
+    assert sp.issparse(lean.features)  # the tested columns, still sparse
+    assert model.certificate_ == reference.certificate_
+    assert model.certificate_.details == reference.certificate_.details
+    full = deployed_tree(reference, dense)
+    wrong = full.predict_index() != y
+    np.testing.assert_array_equal(lean.predict_index(), full.predict_index())
+    found, expected = compress(lean, wrong, False), compress(full, wrong, False)
+    assert not isinstance(expected, str), expected
+    np.testing.assert_array_equal(found.rows, expected.rows)
+    np.testing.assert_array_equal(found.pairs, expected.pairs)
+    assert found.log_message_prior == expected.log_message_prior
+
+
+def test_the_sparse_certificate_is_the_eager_one_after_x_changes(always_sparse):
+    """A sparse fit gathers its evidence in fit (no copy of X is kept): changing X afterwards
+    changes neither the certificate nor its evidence."""
+    X, dense, y = _sparse_problem(seed=4)
+    X = X.tocsc()
+    model = DecisionTreeClassifier(max_leaf_nodes=8, growth="top_down").fit(X, y)
+    expected = DecisionTreeClassifier(max_leaf_nodes=8, growth="top_down").fit(dense, y)
+    X.data[:] = 0.0  # the caller's matrix changes after fit
+    assert model.certificate_ == expected.certificate_
+
+
+@settings(max_examples=60, deadline=None)
+@given(n_rows=st.integers(1, 80), n_features=st.integers(1, 6), density=st.floats(0.0, 1.0),
+       decimals=st.integers(0, 2), seed=st.integers(0, 2**16))
+def test_the_sparse_codes_are_the_ranks_of_the_dense_columns(n_rows, n_features, density,
+                                                            decimals, seed):
+    """The column-by-column coding against a naive oracle: every stored nonzero entry's code is
+    its value's rank among the dense column's distinct values (zero included when present),
+    the entries come sorted by (feature, code, row), and each code's value is that value."""
+    from treebound._flat._sparse_coding import code_sparse_features
+
+    rng = np.random.default_rng(seed)
+    dense = np.round(rng.normal(size=(n_rows, n_features)), decimals)
+    dense[rng.random(dense.shape) >= density] = 0.0
+    X = sp.csc_matrix(dense)
+    X.data[::5] = 0.0  # explicit zeros are zeros
+    dense = X.toarray()
+    coded = code_sparse_features(X, "best", 255, 2)
+    feat, code, row = coded.seg_feat, coded.seg_code, coded.seg_sample
+    assert feat.shape[0] == np.count_nonzero(dense)
+    assert np.all(np.diff(feat.astype(np.int64) * 10**9 + code * 10**5 + row) > 0)
+    for j in range(n_features):
+        distinct = np.unique(dense[:, j])
+        mine = feat == j
+        expected = np.searchsorted(distinct, dense[row[mine], j])
+        np.testing.assert_array_equal(code[mine], expected)
+        assert coded.n_codes[j] == distinct.shape[0]
+        assert coded.zero_code[j] == (np.searchsorted(distinct, 0.0) if (dense[:, j] == 0).any()
+                                      else -1)
+        offset = coded.value_offset[j]
+        np.testing.assert_array_equal(coded.lo_values[offset : offset + distinct.shape[0]],
+                                      distinct)

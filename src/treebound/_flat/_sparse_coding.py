@@ -17,6 +17,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from treebound._flat._feature_coding import _code_values
+from treebound._kernels.sparse_coding import count_sparse_codes, fill_sparse_codes
 
 __all__ = ["SparseCodedFeatures", "code_sparse_features"]
 
@@ -38,83 +39,54 @@ def code_sparse_features(X: sp.spmatrix | sp.sparray, splitter: str, max_bins: i
                          width: int) -> SparseCodedFeatures:
     """Codes and value ranges of every column of a sparse matrix (no NaN, no infinity)."""
     X = sp.csc_matrix(X)
-    X.sum_duplicates()
+    if not X.has_canonical_format:  # the kernels read sorted rows within a column
+        X = X.copy()
+        X.sum_duplicates()
     n, d = X.shape
-    # 32-bit indices and no copy that is not needed: the temporaries here set the fit's peak
-    # memory (each is dropped once used)
-    column = np.repeat(np.arange(d, dtype=np.int32), np.diff(X.indptr))
-    values = np.asarray(X.data, dtype=np.float64)
-    rows = np.asarray(X.indices, dtype=np.int32)
-    stored = values != 0.0  # explicit zeros are zeros
-    if not stored.all():
-        column, values, rows = column[stored], values[stored], rows[stored]
-    del stored
-    n_zero = n - np.bincount(column, minlength=d)
-    # distinct (column, value) pairs in order: one sort of the entries by the complex number
-    # column + i value (numpy orders complex numbers by real part, then imaginary part; the
-    # columns are exact in float64), twice as fast as a lexsort; ties need no order
-    key = np.empty(column.shape[0], dtype=np.complex128)
-    key.real, key.imag = column, values
-    order = np.argsort(key)
-    del key
-    column_s, values_s = column[order], values[order]
-    new = np.ones(column_s.shape[0], dtype=bool)
-    new[1:] = (column_s[1:] != column_s[:-1]) | (values_s[1:] != values_s[:-1])
-    group = np.cumsum(new, dtype=np.int32) - 1  # distinct pair of every sorted entry
-    pair_column = column_s[new].astype(np.int64)
-    pair_value = values_s[new]
-    del column_s, values_s, new
-    pair_count = np.bincount(group, minlength=pair_column.shape[0])
-    pairs_before = np.searchsorted(pair_column, np.arange(d + 1))  # per column: its pairs
-    negative_pairs = np.searchsorted(pair_column * 2 + (pair_value > 0), 2 * np.arange(d) + 1)
-    if splitter != "hist":
-        del pair_count  # the counts bin the histogram's values only
-    # Ranks (the exact splitter's codes, and the histogram's when a column has at most
-    # max_bins distinct values): a pair's rank in its column, after the zero for positive values.
-    n_pairs = np.diff(pairs_before)
-    neg = negative_pairs - pairs_before[:-1]  # distinct negative values per column
-    has_zero = n_zero > 0
-    n_codes = n_pairs + has_zero
-    zero_code = np.where(has_zero, neg, -1).astype(np.int64)
-    pair_rank = np.arange(pair_column.shape[0]) - pairs_before[pair_column]
-    code_of_pair = pair_rank + (has_zero[pair_column] & (pair_value > 0))
+    # Column by column (compiled): the memory is the outputs and one column's scratch. The
+    # entries, sorted by value within a column, are sorted by (code, row) already.
+    n_codes = np.empty(d, dtype=np.int64)
+    zero_code = np.empty(d, dtype=np.int64)
+    n_stored = np.empty(d, dtype=np.int64)
+    count_sparse_codes(X.indptr, X.indices, X.data, n, n_codes, zero_code, n_stored)
     value_offset = np.concatenate([[0], np.cumsum(n_codes)[:-1]]).astype(np.int64)
+    seg_start = np.concatenate([[0], np.cumsum(n_stored)]).astype(np.int64)
     lo_values = np.zeros(int(n_codes.sum()), dtype=np.float64)  # the zeros stay 0
-    lo_values[value_offset[pair_column] + code_of_pair] = pair_value
-    del pair_column, pair_value, pair_rank
+    n_entries = int(seg_start[-1])
+    seg_feat = np.empty(n_entries, dtype=np.int32)
+    seg_code = np.empty(n_entries, dtype=np.int32)
+    seg_sample = np.empty(n_entries, dtype=np.int32)
+    fill_sparse_codes(X.indptr, X.indices, X.data, zero_code, value_offset, seg_start,
+                      lo_values, seg_feat, seg_code, seg_sample)
     hi_values = lo_values  # one value per code (read-only: binning below makes new arrays)
     binned = np.flatnonzero(n_codes > max_bins) if splitter == "hist" else np.empty(0, int)
     if binned.size:  # columns with more distinct values than bins: the dense coding's bins
         lo_parts = np.split(lo_values, value_offset[1:])
         hi_parts = list(lo_parts)
         for j in binned.tolist():
-            a, b = int(pairs_before[j]), int(pairs_before[j + 1])
-            counts = pair_count[a:b]
-            if has_zero[j]:
-                counts = np.insert(counts, neg[j], n_zero[j])
+            a, b = int(seg_start[j]), int(seg_start[j + 1])
+            counts = np.bincount(seg_code[a:b], minlength=int(n_codes[j]))
+            if zero_code[j] >= 0:
+                counts[zero_code[j]] = n - (b - a)
             q, lo, hi, _, code_of_unique = _code_values(lo_parts[j], counts, splitter,
                                                         max_bins, width)
-            if has_zero[j]:
-                zero_code[j] = code_of_unique[neg[j]]
-                code_of_unique = np.delete(code_of_unique, neg[j])
-            code_of_pair[a:b] = code_of_unique
+            if zero_code[j] >= 0:
+                zero_code[j] = code_of_unique[zero_code[j]]
+            # the bins merge values: the entries again by (code, row)
+            codes = code_of_unique[seg_code[a:b]]
+            order = np.lexsort((seg_sample[a:b], codes))
+            seg_code[a:b] = codes[order]
+            seg_sample[a:b] = seg_sample[a:b][order]
             n_codes[j] = q
             lo_parts[j], hi_parts[j] = lo, hi
         value_offset = np.concatenate([[0], np.cumsum(n_codes)[:-1]]).astype(np.int64)
         lo_values, hi_values = np.concatenate(lo_parts), np.concatenate(hi_parts)
-    entry_code = np.empty(order.shape[0], dtype=np.int32)
-    entry_code[order] = code_of_pair[group]
-    del order, group
-    # the entries by (column, code, row): a stable sort by column and code of the compressed
-    # columns (rows increasing within a column)
-    by_code = np.argsort(column.astype(np.int64) * (int(n_codes.max()) + 1 if d else 1)
-                         + entry_code, kind="stable")
     return SparseCodedFeatures(
-        seg_feat=column[by_code],
-        seg_code=entry_code[by_code],
-        seg_sample=rows[by_code],
+        seg_feat=seg_feat,
+        seg_code=seg_code,
+        seg_sample=seg_sample,
         zero_code=zero_code,
-        n_codes=n_codes.astype(np.int64),
+        n_codes=n_codes,
         lo_values=lo_values,
         hi_values=hi_values,
         value_offset=value_offset,
