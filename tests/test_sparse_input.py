@@ -189,9 +189,10 @@ def test_the_sparse_codes_are_the_ranks_of_the_dense_columns(n_rows, n_features,
     X.data[::5] = 0.0  # explicit zeros are zeros
     dense = X.toarray()
     coded = code_sparse_features(X, "best", 255, 2)
-    feat, code, row = coded.seg_feat, coded.seg_code, coded.seg_sample
+    feat, code, row = (a.astype(np.int64) for a in (coded.seg_feat, coded.seg_code,
+                                                     coded.seg_sample))
     assert feat.shape[0] == np.count_nonzero(dense)
-    assert np.all(np.diff(feat.astype(np.int64) * 10**9 + code * 10**5 + row) > 0)
+    assert np.all(np.diff(feat * 10**9 + code * 10**5 + row) > 0)
     for j in range(n_features):
         distinct = np.unique(dense[:, j])
         mine = feat == j
@@ -200,6 +201,27 @@ def test_the_sparse_codes_are_the_ranks_of_the_dense_columns(n_rows, n_features,
         assert coded.n_codes[j] == distinct.shape[0]
         assert coded.zero_code[j] == (np.searchsorted(distinct, 0.0) if (dense[:, j] == 0).any()
                                       else -1)
-        offset = coded.value_offset[j]
-        np.testing.assert_array_equal(coded.lo_values[offset : offset + distinct.shape[0]],
-                                      distinct)
+        low, high = coded.code_values(j)
+        np.testing.assert_array_equal(low, distinct)
+        np.testing.assert_array_equal(high, distinct)
+
+
+@pytest.mark.slow
+def test_wide_indices_past_16_bits_give_the_same_tree():
+    """Past 32,767 features or codes a column the entries' indices are 32-bit: the same tree
+    as the dense fit of the columns that hold values (the empty ones are constant)."""
+    rng = np.random.default_rng(5)
+    n, d = 40_000, 33_000
+    dense = np.zeros((n, 4))
+    dense[:, 0] = rng.normal(size=n)  # 40,000 distinct values: codes past int16
+    dense[:, 1] = np.where(rng.random(n) < 0.05, 1.0, 0.0)
+    dense[:, 2] = np.where(rng.random(n) < 0.1, rng.normal(size=n), 0.0)
+    y = (dense[:, 0] + dense[:, 2] + 0.3 * rng.normal(size=n) > 0).astype(int)
+    X = sp.hstack([sp.csc_matrix(dense), sp.csc_matrix((n, d - 4))], format="csc")
+    from treebound._flat._sparse_coding import code_sparse_features
+
+    coded = code_sparse_features(X, "best", 255, 2)
+    assert coded.seg_feat.dtype == np.int32 and coded.seg_code.dtype == np.int32
+    params = dict(max_leaf_nodes=12, growth="top_down")
+    _same_tree(DecisionTreeClassifier(**params).fit(X, y),
+               DecisionTreeClassifier(**params).fit(dense, y))

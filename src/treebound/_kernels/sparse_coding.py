@@ -53,11 +53,10 @@ def count_sparse_codes(indptr, indices, data, n_rows, n_codes, zero_code, n_stor
 
 
 @njit(**JIT_OPTIONS)
-def fill_sparse_codes(indptr, indices, data, zero_code, value_offset, seg_start, values_out,
-                      seg_feat, seg_code, seg_sample):
-    """Write every column's code values (``values_out[value_offset[j] + code]``; the zero's
-    slot is left as it is) and its nonzero entries, sorted by (code, row), at
-    ``seg_start[j]`` of the ``seg_*`` arrays."""
+def fill_sparse_codes(indptr, indices, data, zero_code, seg_start, seg_feat, seg_code,
+                      seg_sample):
+    """Write every column's nonzero entries, sorted by (code, row), at ``seg_start[j]`` of the
+    ``seg_*`` arrays."""
     for j in range(indptr.shape[0] - 1):
         values, rows = _stored_by_value(indptr, indices, data, j)
         shift = 1 if zero_code[j] >= 0 else 0
@@ -67,9 +66,38 @@ def fill_sparse_codes(indptr, indices, data, zero_code, value_offset, seg_start,
             v = values[p]
             if p == 0 or v != values[p - 1]:
                 rank += 1
-            code = rank + (shift if v > 0.0 else 0)
-            values_out[value_offset[j] + code] = v
             seg_feat[at] = j
-            seg_code[at] = code
+            seg_code[at] = rank + (shift if v > 0.0 else 0)
             seg_sample[at] = rows[p]
             at += 1
+
+
+@njit(**JIT_OPTIONS)
+def code_value(x_indptr, x_indices, x_data, f, code, zero_code, seg_code, seg_sample, start,
+               stop):
+    """The value of feature ``f``'s rank code ``code`` at a node whose entries of ``f`` are
+    ``start:stop`` of the segment (sorted by code): 0 for the zero's code, else the input's
+    value of a row holding that code (read from the compressed columns); NaN when no entry of
+    the node has it."""
+    if code == zero_code:
+        return 0.0
+    lo = start
+    hi = stop
+    while lo < hi:  # the first entry with that code
+        mid = (lo + hi) >> 1
+        if np.int64(seg_code[mid]) < code:
+            lo = mid + 1
+        else:
+            hi = mid
+    if lo >= stop or np.int64(seg_code[lo]) != code:
+        return np.nan
+    row = seg_sample[lo]
+    a = x_indptr[f]
+    b = x_indptr[f + 1]
+    while a < b:  # the row in the column's sorted rows
+        mid = (a + b) >> 1
+        if x_indices[mid] < row:
+            a = mid + 1
+        else:
+            b = mid
+    return x_data[a]

@@ -15,8 +15,10 @@ tree is the dense kernels' tree (bit for bit for the counting criteria under uni
 where every statistic is an integer; up to rounding of sums otherwise).
 
 Numeric features only, without missing values (scikit-learn refuses NaN in a sparse ``X``
-too). Memory: the entries twice (the leaves' segments and the partition's scratch), O(n) per
-sample array, and a bitset of constant features per frontier node.
+too). Memory: the entries once and a half (the leaves' segments, and the partition's scratch
+for the smaller side), O(n) per sample array, and a bitset of constant features per frontier
+node. The entries' indices are the narrowest that hold them
+(:mod:`treebound._flat._sparse_coding`).
 """
 
 from __future__ import annotations
@@ -57,6 +59,7 @@ from treebound._kernels.growth_state import (
     N_INT_COLUMNS,
 )
 from treebound._kernels.node_search import _record_test, stays_leaf
+from treebound._kernels.sparse_coding import code_value
 from treebound._kernels.split_numeric import midpoint_threshold
 
 _EPSILON = np.finfo(np.float64).eps
@@ -197,11 +200,13 @@ def _buckets(seg_feat, es, ec, count, touched, fstart):
 
 @njit(**JIT_OPTIONS)
 def _search(node, ints, floats, stats, params, seg_feat, seg_code, seg_sample, ent_start,
-            ent_count, zero_code, lo_values, hi_values, value_offset, y_cls, y_val, w,
-            const_flags, n_features, flagged, rng, ws):
+            ent_count, zero_code, tables, y_cls, y_val, w, const_flags, n_features, flagged,
+            rng, ws):
     """Find and record the best test of ``node`` (node_search.find_best_test for sparse rows)
-    from its segment of entries: ``ws`` holds the work arrays."""
+    from its segment of entries: ``ws`` holds the work arrays, ``tables`` the binned columns'
+    value tables and the input matrix (a rank code's value)."""
     (count, touched, fstart, cand, left, right, h, zeros, sums, identity) = ws
+    lo_values, hi_values, value_offset, x_indptr, x_indices, x_data = tables
     task = params.task
     width = params.width
     criterion = params.criterion
@@ -247,12 +252,12 @@ def _search(node, ints, floats, stats, params, seg_feat, seg_code, seg_sample, e
         if f < 0:
             break
         m = count[f]
+        base = fstart[f]
         n_present = 0
         gain = -np.inf
         lo = -1
         hi = -1
         if m > 0:
-            base = fstart[f]
             for k in range(width):
                 zeros[k] = stats[poff + k]
             for e in range(m):
@@ -280,7 +285,14 @@ def _search(node, ints, floats, stats, params, seg_feat, seg_code, seg_sample, e
             best_feature = f
             best_lo = lo
             off = value_offset[f]
-            best_threshold = midpoint_threshold(lo_values[off + hi], hi_values[off + lo])
+            if off >= 0:  # a binned column: its bins' value ranges
+                best_threshold = midpoint_threshold(lo_values[off + hi], hi_values[off + lo])
+            else:  # rank codes: the values of the node's entries with those codes
+                best_threshold = midpoint_threshold(
+                    code_value(x_indptr, x_indices, x_data, f, hi, zero_code[f], seg_code,
+                               seg_sample, base, base + m),
+                    code_value(x_indptr, x_indices, x_data, f, lo, zero_code[f], seg_code,
+                               seg_sample, base, base + m))
             if gain >= parent_mass:
                 break
     for j in range(t):
@@ -298,8 +310,8 @@ def _grown(a, rows):
 
 
 @njit(**JIT_OPTIONS)
-def grow_sparse(seg_feat, seg_code, seg_sample, zero_code, n_features, lo_values, hi_values,
-                value_offset, y_cls, y_val, w, params, seed):
+def grow_sparse(seg_feat, seg_code, seg_sample, zero_code, n_features, tables, y_cls, y_val, w,
+                params, seed):
     """Grow a tree on sparse rows; returns the node arrays of
     :func:`treebound._kernels.grow.grow_tree` (int columns, float columns, statistics, an empty
     map pool). ``seg_*``: the stored entries sorted by (feature, code, row), the root's
@@ -316,9 +328,10 @@ def grow_sparse(seg_feat, seg_code, seg_sample, zero_code, n_features, lo_values
     tmp = np.empty(n, dtype=np.int32)
     nnz = seg_feat.shape[0]
     side = np.zeros(max(n, 1), dtype=np.int8)
-    tmp_feat = np.empty(nnz, dtype=seg_feat.dtype)
-    tmp_code = np.empty(nnz, dtype=seg_code.dtype)
-    tmp_sample = np.empty(nnz, dtype=seg_sample.dtype)
+    half = nnz // 2 + 1  # a partition's smaller side
+    tmp_feat = np.empty(half, dtype=seg_feat.dtype)
+    tmp_code = np.empty(half, dtype=seg_code.dtype)
+    tmp_sample = np.empty(half, dtype=seg_sample.dtype)
     ent_start = np.empty(cap, dtype=np.int64)
     ent_count = np.empty(cap, dtype=np.int64)
     flagged = params.max_features < n_features
@@ -361,8 +374,8 @@ def grow_sparse(seg_feat, seg_code, seg_sample, zero_code, n_features, lo_values
     while True:
         for c in range(first, first + k_new):
             _search(c, ints, floats, stats, params, seg_feat, seg_code, seg_sample, ent_start,
-                    ent_count, zero_code, lo_values, hi_values, value_offset, y_cls, y_val, w,
-                    const_flags, n_features, flagged, rng, ws)
+                    ent_count, zero_code, tables, y_cls, y_val, w, const_flags, n_features,
+                    flagged, rng, ws)
             if ints[c, I_P_FEATURE] < 0:
                 free_const.append(ints[c, I_CONST_ROW])
         if n_frontier + k_new > frontier.shape[0]:
@@ -419,24 +432,48 @@ def grow_sparse(seg_feat, seg_code, seg_sample, zero_code, n_features, lo_values
             samples[write + j] = tmp[j]
         n_left = write - start
         ints[node, I_MISSING] = 0 if n_left > n_right else 1
-        # the node's entries between the children, stably: each keeps (feature, code, row)
-        write_e = es
+        # the node's entries between the children, stably: each keeps (feature, code, row);
+        # the smaller side goes through the scratch (half the entries at most)
         n_right_e = 0
         for e in range(es, es + ec):
-            if side[seg_sample[e]] == 0:
-                seg_feat[write_e] = seg_feat[e]
-                seg_code[write_e] = seg_code[e]
-                seg_sample[write_e] = seg_sample[e]
-                write_e += 1
-            else:
-                tmp_feat[n_right_e] = seg_feat[e]
-                tmp_code[n_right_e] = seg_code[e]
-                tmp_sample[n_right_e] = seg_sample[e]
-                n_right_e += 1
-        for j in range(n_right_e):
-            seg_feat[write_e + j] = tmp_feat[j]
-            seg_code[write_e + j] = tmp_code[j]
-            seg_sample[write_e + j] = tmp_sample[j]
+            n_right_e += side[seg_sample[e]]
+        write_e = es + ec - n_right_e
+        if n_right_e <= ec - n_right_e:  # the left entries forward in place, then the right
+            at = es
+            k = 0
+            for e in range(es, es + ec):
+                if side[seg_sample[e]] == 0:
+                    seg_feat[at] = seg_feat[e]
+                    seg_code[at] = seg_code[e]
+                    seg_sample[at] = seg_sample[e]
+                    at += 1
+                else:
+                    tmp_feat[k] = seg_feat[e]
+                    tmp_code[k] = seg_code[e]
+                    tmp_sample[k] = seg_sample[e]
+                    k += 1
+            for j in range(k):
+                seg_feat[write_e + j] = tmp_feat[j]
+                seg_code[write_e + j] = tmp_code[j]
+                seg_sample[write_e + j] = tmp_sample[j]
+        else:  # the right entries backward in place (to positions already read), then the left
+            at = es + ec
+            k = 0
+            for e in range(es + ec - 1, es - 1, -1):
+                if side[seg_sample[e]] == 1:
+                    at -= 1
+                    seg_feat[at] = seg_feat[e]
+                    seg_code[at] = seg_code[e]
+                    seg_sample[at] = seg_sample[e]
+                else:
+                    tmp_feat[k] = seg_feat[e]
+                    tmp_code[k] = seg_code[e]
+                    tmp_sample[k] = seg_sample[e]
+                    k += 1
+            for j in range(k):
+                seg_feat[es + j] = tmp_feat[k - 1 - j]
+                seg_code[es + j] = tmp_code[k - 1 - j]
+                seg_sample[es + j] = tmp_sample[k - 1 - j]
         # the children
         if n_nodes + 2 > ints.shape[0]:
             rows = 2 * (n_nodes + 2)

@@ -247,7 +247,8 @@ def _grow_sparse(X, y_cls, y_val, sample_weight, n_categories, settings, task, w
         unit_weights=bool(np.all(sample_weight == 1.0)))
     ni, nf, nv, map_pool = grow_sparse(
         coded.seg_feat, coded.seg_code, coded.seg_sample, coded.zero_code, int(X.shape[1]),
-        coded.lo_values, coded.hi_values, coded.value_offset, y_cls, y_val,
+        (coded.lo_values, coded.hi_values, coded.value_offset, coded.x_indptr, coded.x_indices,
+         coded.x_data), y_cls, y_val,
         np.ascontiguousarray(sample_weight, dtype=np.float64), params, int(settings.seed))
     if scale != 1.0:
         nf[:, _layout.F_IMPURITY] *= scale

@@ -341,6 +341,9 @@ default=None
         # Every row given with positive sample_weight counts once: the certificate is on the
         # rows, whatever their weights (class_weight changes the tree, not the evidence).
         positive = weights > 0
-        rows = slice(None) if positive.all() else positive  # no copy in the usual case
-        self.certificate_ = fit_certificate(self, X_enc[rows], y_enc[rows], cache=cache)
+        if positive.all():  # no copy in the usual case (indexing a sparse X copies it)
+            self.certificate_ = fit_certificate(self, X_enc, y_enc, cache=cache)
+        else:
+            self.certificate_ = fit_certificate(self, X_enc[positive], y_enc[positive],
+                                                cache=cache)
         return self
