@@ -36,9 +36,12 @@ class PruningResult:
         The pruned tree: a new object, the input tree is left untouched.
     make_leaf : ndarray of bool, shape (n_nodes_of_input_tree,)
         ``True`` for the internal nodes of the input tree that were turned into leaves (their
-        descendants are dropped). ``tree == input.collapse(make_leaf)[0]``.
+        descendants are dropped). ``tree == input.collapse(make_leaf)[0]``, except when
+        certified selection chose one of its optimal candidates (``info["chosen_optimal"]``),
+        a tree that is not a pruning of the input: then every entry is ``False``.
     old_to_new : ndarray of int
-        Node id in ``tree`` of every node of the input tree (``-1`` for dropped nodes).
+        Node id in ``tree`` of every node of the input tree (``-1`` for dropped nodes; every
+        entry ``-1`` for an optimal candidate).
     method : str
         The pruning method.
     path : tuple of (int, float)

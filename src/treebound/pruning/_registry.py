@@ -33,12 +33,19 @@ from treebound._options import (
     RULES,
     VC_BOUNDS,
 )
-from treebound._validation import Interval, Options, external_stacklevel, validate_parameters
+from treebound._validation import (
+    InstanceOf,
+    Interval,
+    Options,
+    external_stacklevel,
+    validate_parameters,
+)
 from treebound.pruning._core import PruningResult
 from treebound.pruning.bound import choose_variant, prune_bound
 from treebound.pruning.certificate_bound import prune_by_certificate
 from treebound.pruning.certified import prune_certified
 from treebound.pruning.cost_complexity import prune_cost_complexity_cv
+from treebound.pruning.optimal_candidates import optimal_candidates, optimal_unavailable
 from treebound.pruning.reduced_error import prune_reduced_error
 from treebound.pruning.srm import prune_srm
 
@@ -285,11 +292,14 @@ def _bound_objective_label(info: dict) -> str:
         info.get("objective", "shawe_taylor"), "Shawe-Taylor risk bound ε (Leboeuf et al. Eq. 8)")
 
 
-def _fold_trees(tree, n_folds: int, data: PruningData) -> list:
-    """``(fold tree, X_val, y_val, w_val)`` of every fold: the tree regrown on the other folds."""
+def _fold_trees(tree, n_folds: int, data: PruningData, splits=None) -> list:
+    """``(fold tree, X_val, y_val, w_val)`` of every fold: the tree regrown on the other folds
+    (``splits``: the folds' ``(train_idx, val_idx)``, default :func:`cv_folds`)."""
     classification = tree.task == "classification"
+    if splits is None:
+        splits = cv_folds(data.y, n_folds, data.seed, classification)
     folds = []
-    for train_idx, val_idx in cv_folds(data.y, n_folds, data.seed, classification):
+    for train_idx, val_idx in splits:
         fold_tree = data.grow(data.X[train_idx], data.y[train_idx],
                               data.sample_weight[train_idx])
         folds.append((fold_tree, data.X[val_idx], data.y[val_idx],
@@ -304,10 +314,24 @@ def _run_cost_complexity(tree, params, data: PruningData, cache):
 
 
 def _run_certified(tree, params, data: PruningData, cache):
-    folds = _fold_trees(tree, params["n_folds"], data)
+    splits = cv_folds(data.y, params["n_folds"], data.seed, True)
+    folds = _fold_trees(tree, params["n_folds"], data, splits)
+    optimal = None
+    if params["optimal_candidates"]:
+        reason = optimal_unavailable(data.X, data.sample_weight, tree.n_categories)
+        if reason is not None:
+            warnings.warn("pruning='certified' runs on the cost-complexity path alone: "
+                          f"optimal_candidates needs STreeD's trees, and {reason}",
+                          UserWarning, stacklevel=external_stacklevel())
+        else:
+            def optimal(path_leaves: int) -> list:
+                return optimal_candidates(
+                    data.X, data.y, splits, n_classes=tree.n_classes, seed=data.seed,
+                    max_leaves=min(params["optimal_max_leaves"], path_leaves),
+                    max_depth=params["optimal_max_depth"], sample_weight=data.sample_weight)
     return prune_certified(tree, folds, data.X, data.y, n_se=params["n_se"],
                            risk=params["risk"], delta=params["delta"], started=data.started,
-                           cache=cache)
+                           cache=cache, optimal=optimal)
 
 
 def _cost_complexity(name: str, summary: str) -> PruningMethod:
@@ -354,7 +378,10 @@ REGISTRY: dict[str, PruningMethod] = {m.name: m for m in (
         parameters={"n_folds": (10, [Interval(int, 2, None)]),
                     "n_se": (1.0, [Interval(float, 0.0, None, "left")]),
                     "risk": ("error", [Options(RISKS)]),
-                    "delta": (0.05, [Interval(float, 0.0, 1.0, "neither")])},
+                    "delta": (0.05, [Interval(float, 0.0, 1.0, "neither")]),
+                    "optimal_candidates": (False, [InstanceOf((bool, np.bool_), "a bool")]),
+                    "optimal_max_depth": (4, [Interval(int, 1, None)]),
+                    "optimal_max_leaves": (15, [Interval(int, 2, None)])},
         tasks=("classification",),
         needs=lambda params: Needs(rows=True, regrow=True),
         run=_run_certified,

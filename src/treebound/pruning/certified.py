@@ -24,6 +24,10 @@ on new data is at most its certificate, so whatever chose the tree — the CV fo
 of one standard error, the minimum over the candidates — its certificate holds. The selection
 may look at the data because the bound never paid for a single tree.
 
+With ``optimal`` (``pruning_params={"optimal_candidates": True}``), optimal trees of each
+size join the path's trees as candidates, scored by the same folds
+(:mod:`.optimal_candidates`); the argument above covers them unchanged.
+
 The candidates are ranked with the categorical levels seen in training (as bound pruning's
 certificate objectives do); the estimator's ``certificate_`` counts the declared levels, the
 same number when every feature is numeric.
@@ -49,7 +53,7 @@ from treebound.certificates._methods import (
     log_growth_bound,
     log_growth_lower_bound,
 )
-from treebound.pruning._core import finish
+from treebound.pruning._core import PruningResult, finish
 from treebound.pruning.cost_complexity import cross_validated_path, within_standard_errors
 from treebound.theory import PartitioningCache
 from treebound.theory.tail_inversion import hypergeometric_tail_inversion_bound
@@ -147,7 +151,8 @@ def candidate_certificate(tree, X, y, *, delta: float = 0.05, cache=None) -> tup
 
 
 def prune_certified(tree, fold_trees, X, y, *, n_se: float = 1.0, risk: str = "error",
-                    delta: float = 0.05, started: float | None = None, cache=None):
+                    delta: float = 0.05, started: float | None = None, cache=None,
+                    optimal=None):
     """The tree of smallest certificate among the trees of the cost-complexity path within
     ``n_se`` standard errors of the smallest CV error (see the module docstring).
 
@@ -174,6 +179,11 @@ def prune_certified(tree, fold_trees, X, y, *, n_se: float = 1.0, risk: str = "e
     cache : PartitioningCache, optional
         Theorem 9 tables of the candidates (filled here; the caller may certify the chosen
         tree from them); a fresh one when omitted.
+    optimal : callable, optional
+        ``optimal(max_leaves) -> list of OptimalCandidate``: extra candidates (optimal trees
+        of each size up to ``max_leaves``, the path's largest, with their CV sums on the same
+        folds: :func:`~treebound.pruning.optimal_candidates.optimal_candidates`), scored by
+        the same band and certified like the path's trees.
 
     Returns
     -------
@@ -181,10 +191,14 @@ def prune_certified(tree, fold_trees, X, y, *, n_se: float = 1.0, risk: str = "e
         ``objective`` is the chosen tree's certificate; ``path`` lists ``(n_leaves, CV
         error)`` of every tree of the path, as for ``"ccp_cv"``; ``info`` has the CV path
         (``alphas``, ``cv_error``, ``cv_se``, ``index_min``), the candidates (``candidates``:
-        their indices in the path; ``certificate_lower_bounds``; ``certificates`` and
-        ``certificate_methods``, the certificate and the bound ``"auto"`` chose for each,
-        ``None`` for a candidate skipped because its lower bound is above the smallest
-        certificate) and ``chosen`` (the chosen tree's index in the path).
+        their indices in the path, then ``len(path) + j`` for the ``j``-th optimal tree;
+        ``certificate_lower_bounds``; ``certificates`` and ``certificate_methods``, the
+        certificate and the bound ``"auto"`` chose for each, ``None`` for a candidate skipped
+        because its lower bound is above the smallest certificate), ``chosen`` (the chosen
+        tree's index in that numbering) and, with ``optimal``, ``optimal_candidates`` (the
+        leaves, CV error and standard error of each optimal tree) and ``chosen_optimal``.
+        When an optimal tree is chosen it is not a pruning of ``tree``: ``make_leaf`` is then
+        all ``False`` and ``old_to_new`` all ``-1``.
 
     Examples
     --------
@@ -207,36 +221,65 @@ def prune_certified(tree, fold_trees, X, y, *, n_se: float = 1.0, risk: str = "e
     if tree.task != "classification":
         raise ValueError("pruning='certified' certifies classification trees only")
     seq, cv_error, se = cross_validated_path(tree, fold_trees, risk=risk)
-    band = within_standard_errors(cv_error, se, n_se)
+    extra = [] if optimal is None else optimal(int(seq.n_leaves[0]))
+    n_path = len(seq)
+    if extra:
+        # the same folds and formula as cross_validated_path (0-1 loss, binomial SE)
+        weight = float(sum(np.sum(fold[3]) for fold in fold_trees))
+        extra_error = np.asarray([c.loss / weight for c in extra])
+        extra_se = np.sqrt(np.clip(np.asarray([c.square / weight for c in extra])
+                                   - extra_error**2, 0.0, None) / weight)
+        all_error = np.concatenate([cv_error, extra_error])
+        all_se = np.concatenate([se, extra_se])
+    else:
+        all_error, all_se = cv_error, se
+    # the path's trees first: the minimum's standard error is the path's on ties
+    band = within_standard_errors(all_error, all_se, n_se)
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y, dtype=np.int64)
+
+    def candidate_tree(k: int):
+        return tree.collapse(seq.make_leaf(k))[0] if k < n_path else extra[k - n_path].tree
+
     # Branch and bound: every candidate's certificate has a lower bound that needs no Theorem 9
     # table (the tables are the cost); the exact certificates are computed in the order of those
     # bounds, until the next bound is above the smallest certificate found, which then no
     # candidate left can beat (nor tie: ties go to the smaller tree, and a tie would need the
-    # bound to equal the certificate).
-    candidates = [_Candidate(tree.collapse(seq.make_leaf(k))[0], X, y, delta)
-                  for k in band.tolist()]
+    # bound to equal the certificate). Ties: fewer leaves, then the path's tree.
+    trees = [candidate_tree(k) for k in band.tolist()]
+    rank = [(t.n_leaves, int(k >= n_path)) for t, k in zip(trees, band.tolist(), strict=True)]
+    candidates = [_Candidate(t, X, y, delta) for t in trees]
     cache = PartitioningCache() if cache is None else cache
     with unlimited():  # sized by the rows and the table budget, like certify_deployed
         lower = [c.lower_bound() for c in candidates]
         certificates: list = [None] * len(band)
         methods: list = [None] * len(band)
-        best = None  # (certificate, -index in the path) of the best candidate so far
-        for i in sorted(range(len(band)), key=lambda i: (lower[i], -int(band[i]))):
-            if best is not None and lower[i] > best[0]:
+        best = None  # (certificate, leaves, optimal?) of the best candidate so far, its position
+        for i in sorted(range(len(band)), key=lambda i: (lower[i], *rank[i])):
+            if best is not None and lower[i] > best[0][0]:
                 break
             certificates[i], methods[i] = candidates[i].certificate(cache)
-            best = min(best or (math.inf, 0), (certificates[i], -int(band[i])))
-    # the smallest certificate; the smaller tree (later in the path) on ties
-    position = int(np.flatnonzero(band == -best[1])[0])
+            best = min(best or ((math.inf,), -1), ((certificates[i], *rank[i]), i))
+    position = best[1]
     chosen = int(band[position])
     path = list(zip(seq.n_leaves.tolist(), cv_error.tolist(), strict=True))
     info = {"alphas": seq.alphas.tolist(), "cv_error": cv_error.tolist(), "cv_se": se.tolist(),
             "index_min": int(np.argmin(cv_error)), "candidates": band.tolist(),
             "certificates": certificates, "certificate_methods": methods,
             "certificate_lower_bounds": lower, "chosen": chosen,
-            "alpha": float(seq.alphas[chosen]), "n_se": float(n_se), "risk": risk,
-            "delta": float(delta), "n_folds": len(fold_trees)}
-    return finish(tree, seq.make_leaf(chosen), "certified", path, certificates[position],
-                  started, info)
+            "alpha": float(seq.alphas[chosen]) if chosen < n_path else None,
+            "n_se": float(n_se), "risk": risk, "delta": float(delta),
+            "n_folds": len(fold_trees)}
+    if optimal is not None:
+        info["optimal_candidates"] = [
+            {"n_leaves": c.n_leaves, "cv_error": float(e), "cv_se": float(s)}
+            for c, e, s in zip(extra, all_error[n_path:], all_se[n_path:], strict=True)]
+        info["chosen_optimal"] = chosen >= n_path
+    if chosen < n_path:
+        return finish(tree, seq.make_leaf(chosen), "certified", path, certificates[position],
+                      started, info)
+    return PruningResult(tree=trees[position], make_leaf=np.zeros(tree.n_nodes, dtype=bool),
+                         old_to_new=np.full(tree.n_nodes, -1, dtype=np.int64),
+                         method="certified", path=tuple((int(n), float(e)) for n, e in path),
+                         objective=float(certificates[position]),
+                         time=time.perf_counter() - started, info=info)
