@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 
 from treebound import DecisionTreeClassifier, certify
-from treebound.pruning import optimal_candidates as optimal_module
+from treebound.pruning import _optimal_candidates as optimal_module
+from treebound.pruning._optimal_candidates import optimal_candidates, optimal_unavailable
 from treebound.pruning._registry import cv_folds
 from treebound.pruning.cost_complexity import weakest_link_sequence
-from treebound.pruning.optimal_candidates import optimal_candidates, optimal_unavailable
 
 HAS_STREED = importlib.util.find_spec("pystreed") is not None
 needs_streed = pytest.mark.skipif(not HAS_STREED, reason="pystreed not installed (the bench "
@@ -120,7 +120,7 @@ def test_an_optimal_candidate_is_never_worse_than_the_path_tree_of_its_size(seed
 def test_streed_tree_keeps_streeds_partition_and_midpoint_thresholds():
     from pystreed import STreeDClassifier
 
-    from treebound.pruning.optimal_candidates import streed_tree
+    from treebound.pruning._optimal_candidates import streed_tree
 
     X, y = _noisy(3, n=120)
     with warnings.catch_warnings():

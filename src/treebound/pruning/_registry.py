@@ -41,11 +41,11 @@ from treebound._validation import (
     validate_parameters,
 )
 from treebound.pruning._core import PruningResult
+from treebound.pruning._optimal_candidates import optimal_candidates, optimal_unavailable
 from treebound.pruning.bound import choose_variant, prune_bound
 from treebound.pruning.certificate_bound import prune_by_certificate
 from treebound.pruning.certified import prune_certified
 from treebound.pruning.cost_complexity import prune_cost_complexity_cv
-from treebound.pruning.optimal_candidates import optimal_candidates, optimal_unavailable
 from treebound.pruning.reduced_error import prune_reduced_error
 from treebound.pruning.srm import prune_srm
 

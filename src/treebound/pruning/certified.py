@@ -26,7 +26,7 @@ may look at the data because the bound never paid for a single tree.
 
 With ``optimal`` (``pruning_params={"optimal_candidates": True}``), optimal trees of each
 size join the path's trees as candidates, scored by the same folds
-(:mod:`.optimal_candidates`); the argument above covers them unchanged.
+(:mod:`._optimal_candidates`); the argument above covers them unchanged.
 
 The candidates are ranked with the categorical levels seen in training (as bound pruning's
 certificate objectives do); the estimator's ``certificate_`` counts the declared levels, the
@@ -182,7 +182,7 @@ def prune_certified(tree, fold_trees, X, y, *, n_se: float = 1.0, risk: str = "e
     optimal : callable, optional
         ``optimal(max_leaves) -> list of OptimalCandidate``: extra candidates (optimal trees
         of each size up to ``max_leaves``, the path's largest, with their CV sums on the same
-        folds: :func:`~treebound.pruning.optimal_candidates.optimal_candidates`), scored by
+        folds: :func:`~treebound.pruning._optimal_candidates.optimal_candidates`), scored by
         the same band and certified like the path's trees.
 
     Returns
