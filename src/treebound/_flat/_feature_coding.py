@@ -30,15 +30,18 @@ import numpy as np
 from treebound._kernels.coding_passes import (
     column_ranges,
     gather_codes_t,
-    map_codes,
-    map_small_codes,
     narrow_codes,
     offset_codes,
-    small_integer_ranks,
     transpose_columns,
     widen_codes,
 )
 from treebound._kernels.growth_state import KIND_CATEGORICAL, KIND_HISTOGRAM, KIND_PRESORTED
+from treebound._kernels.value_coding import (
+    code_sorted_columns,
+    code_table_columns,
+    map_narrow_codes,
+    map_table_codes,
+)
 
 #: In exact mode a numeric feature is histogram-searched when codes x statistics <= this.
 HISTOGRAM_CELLS = 4096
@@ -73,20 +76,21 @@ def _bin_unique_values(counts: np.ndarray, max_bins: int) -> np.ndarray:
     return np.concatenate([[0], np.cumsum(raw[1:] != raw[:-1])]).astype(np.int64)
 
 
-def _mostly_distinct(col: np.ndarray) -> bool:
-    """Whether most values of a column are distinct, judged on about 1,024 evenly spaced rows."""
-    sample = col[:: max(1, col.shape[0] // 1024)]
-    return 2 * np.unique(sample).shape[0] > sample.shape[0]
+#: Entries of the sorted copies of columns made at once (float64; about 32 MiB).
+_SORT_ENTRIES = 2**22
 
 
 def code_features(X_enc: np.ndarray, n_categories: np.ndarray, splitter: str, max_bins: int,
                   width: int) -> CodedFeatures:
     """Codes, search kinds and value ranges of every column of the encoded matrix.
 
-    ``width`` is the number of statistics per code (classes, or 3 for regression).
+    ``width`` is the number of statistics per code (classes, or 3 for regression). Every
+    numeric column is coded by compiled passes over all columns at once
+    (:mod:`treebound._kernels.value_coding`); only categorical columns take a step of Python.
     """
     X = np.ascontiguousarray(X_enc, dtype=np.float64)
     n, d = X.shape
+    hist = splitter == "hist"
     lo_x, hi_x = np.empty(d, dtype=np.float64), np.empty(d, dtype=np.float64)
     integral = np.empty(d, dtype=np.bool_)
     column_ranges(X, lo_x, hi_x, integral)
@@ -96,14 +100,15 @@ def code_features(X_enc: np.ndarray, n_categories: np.ndarray, splitter: str, ma
                     hi_x - lo_x + 1, 0).astype(np.int64)
     tabled = (size > 0) & (np.cumsum(size) <= _TABLE_ENTRIES + 16 * n)
     table_cols = np.flatnonzero(tabled).astype(np.int64)
-    table_offset = np.concatenate([[0], np.cumsum(size[table_cols])]).astype(np.int64)
+    table_size = size[table_cols]
+    table_offset = np.concatenate([[0], np.cumsum(table_size)]).astype(np.int64)
     table = np.zeros(table_offset[-1], dtype=np.int32)
     # counts are only needed when the values may have to be binned
-    counted = (size[table_cols] > max_bins) & (splitter == "hist")
+    counted = (table_size > max_bins) & hist
     codes = np.empty((d, n), dtype=np.int32)
     # Columns spanning <= 256 values go through a sample-major uint8 matrix (which is also
     # the codes_t the histogram blocks want), the others straight to codes.
-    narrow = (size[table_cols] <= 256) & ~counted
+    narrow = (table_size <= 256) & ~counted
     narrow_cols = table_cols[narrow]
     small = np.empty((n, d), dtype=np.uint8)
     seen = np.zeros(4 * d, dtype=np.uint64)
@@ -112,79 +117,75 @@ def code_features(X_enc: np.ndarray, n_categories: np.ndarray, splitter: str, ma
     present_small = np.unpackbits(seen.view(np.uint8), bitorder="little").reshape(d, 256)
     offset_codes(X, table_cols[~narrow], lo_x, counted[~narrow], table_offset[:-1][~narrow],
                  table, codes)
+    n_codes = np.empty(d, dtype=np.int64)
+    missing_code = np.full(d, -1, dtype=np.int64)
+    kind = np.empty(d, dtype=np.int64)
+    # value ranges: each group of columns writes a pool; start[j] is column j's entry in the
+    # concatenated pools and length[j] its number of codes with a value range
+    pools_lo, pools_hi = [], []
+    start = np.zeros(d, dtype=np.int64)
+    length = np.zeros(d, dtype=np.int64)
+    used = 0
+    if table_cols.shape[0]:
+        mapping = np.tile(np.arange(256, dtype=np.uint8), (d, 1))
+        remap = np.zeros(table_cols.shape[0], dtype=np.bool_)
+        table_starts = np.empty(table_cols.shape[0], dtype=np.int64)
+        lo_pool = np.empty(table_offset[-1], dtype=np.float64)
+        hi_pool = np.empty(table_offset[-1], dtype=np.float64)
+        code_table_columns(table_cols, table_size, lo_x, narrow, present_small, table,
+                           table_offset, hist, max_bins, width, HISTOGRAM_CELLS,
+                           FEATURE_THRESHOLD, n_codes, kind, lo_pool, hi_pool, table_starts,
+                           mapping, remap)
+        if remap[narrow].any():
+            map_narrow_codes(small, mapping)
+        map_table_codes(codes, table_cols, remap & ~narrow, table, table_offset)
+        start[table_cols] = table_starts
+        length[table_cols] = n_codes[table_cols]
+        pools_lo.append(lo_pool)
+        pools_hi.append(hi_pool)
+        used = lo_pool.shape[0]
     rest = np.flatnonzero(~tabled)
     columns = np.empty((rest.shape[0], n), dtype=np.float64)
     if rest.shape[0]:
         transpose_columns(X, rest.astype(np.int64), columns)
-    n_codes = np.empty(d, dtype=np.int64)
-    missing_code = np.full(d, -1, dtype=np.int64)
-    kind = np.empty(d, dtype=np.int64)
-    lo_parts, hi_parts = [], []
-    value_offset = np.zeros(d, dtype=np.int64)
-    pos = 0
-    for j in range(d):
-        value_offset[j] = pos
-        if tabled[j]:
-            h = int(np.searchsorted(table_cols, j))
-            seg = (present_small[j, : size[j]] if narrow[h]
-                   else table[table_offset[h] : table_offset[h + 1]])
-            present = np.flatnonzero(seg)
-            uniq = lo_x[j] + present.astype(np.float64)
-            q, lo, hi, kind[j], code_of_unique = _code_values(uniq, seg[present], splitter,
-                                                              max_bins, width)
-            if q < seg.shape[0]:  # codes hold value - lo: map them to ranks / bins
-                if narrow[h]:
-                    mapping = np.zeros(256, dtype=np.uint8)
-                    mapping[present] = code_of_unique
-                    map_small_codes(small, j, mapping)
-                else:
-                    seg[present] = code_of_unique
-                    map_codes(codes, j, table, table_offset[h])
-        else:
-            col = columns[int(np.searchsorted(rest, j))]
-            missing = np.isnan(col)
-            if missing.any():
-                # a NaN column is never tabled (NaN is not an integer): code its values, then
-                # give the missing rows the code after them
-                q, lo, hi, kind[j], present = _code_column(col[~missing], n_categories[j],
-                                                           splitter, max_bins, width, True)
-                codes[j] = np.where(missing, q, 0)
-                codes[j][~missing] = present
-                missing_code[j] = q
-                n_codes[j] = q + 1
-                if n_categories[j] == 0:  # categorical features have no value ranges
-                    lo_parts.append(np.append(lo, np.nan))
-                    hi_parts.append(np.append(hi, np.nan))
-                    pos += q + 1
-                continue
-            if n_categories[j] > 0:
-                codes[j] = col.astype(np.int32)
-                n_codes[j] = n_categories[j]
-                kind[j] = KIND_CATEGORICAL
-                continue
-            ranks = np.empty(n, dtype=np.int64)
-            uniq = small_integer_ranks(col, ranks)  # O(n) for small-range integer columns
-            small_ints = uniq.shape[0] > 0
-            by_rank = small_ints or _mostly_distinct(col)
-            if small_ints:
-                counts = np.bincount(ranks, minlength=uniq.shape[0])
-            elif by_rank:
-                # mostly distinct values: the rank of every row from an argsort beats a binary
-                # search of every row among many codes (4x on magic's columns)
-                uniq, ranks, counts = np.unique(col, return_inverse=True, return_counts=True)
-            else:
-                # few distinct values: a sort and a search among them beat an argsort (3x on
-                # kddcup's columns)
-                uniq, counts = np.unique(col, return_counts=True)
-            q, lo, hi, kind[j], code_of_unique = _code_values(uniq, counts, splitter, max_bins,
-                                                              width)
-            # a value's code is the first whose largest value is >= it
-            codes[j] = code_of_unique[ranks] if by_rank else np.searchsorted(hi, col)
-        n_codes[j] = q
-        lo_parts.append(lo)
-        hi_parts.append(hi)
-        pos += q
-    empty = np.empty(0, dtype=np.float64)
+    numeric = n_categories[rest] == 0
+    numeric_pos = np.flatnonzero(numeric)
+    # numeric columns: sorted copies (NaN last) in chunks, coded by one kernel call each
+    step = max(1, _SORT_ENTRIES // max(n, 1))
+    for begin in range(0, numeric_pos.shape[0], step):
+        pos = numeric_pos[begin : begin + step]
+        chunk = columns[pos]
+        sorted_chunk = np.sort(chunk, axis=1)
+        lo_pool = np.empty(chunk.shape[0] * (n + 1), dtype=np.float64)
+        hi_pool = np.empty_like(lo_pool)
+        chunk_starts = np.empty(chunk.shape[0], dtype=np.int64)
+        cols = rest[pos].astype(np.int64)
+        filled = code_sorted_columns(chunk, sorted_chunk, cols, hist, max_bins, width,
+                                     HISTOGRAM_CELLS, FEATURE_THRESHOLD, codes, n_codes, kind,
+                                     missing_code, lo_pool, hi_pool, chunk_starts)
+        start[cols] = chunk_starts + used
+        length[cols] = n_codes[cols]
+        pools_lo.append(lo_pool[:filled])
+        pools_hi.append(hi_pool[:filled])
+        used += filled
+    for h in np.flatnonzero(~numeric):  # categorical columns keep their level codes
+        j = rest[h]
+        col = columns[h]
+        missing = np.isnan(col)
+        codes[j] = np.where(missing, n_categories[j], col).astype(np.int32)
+        kind[j] = KIND_CATEGORICAL
+        n_codes[j] = n_categories[j]
+        if missing.any():
+            missing_code[j] = n_categories[j]
+            n_codes[j] += 1
+    value_offset = np.concatenate([[0], np.cumsum(length)[:-1]]).astype(np.int64)
+    total = int(length.sum())
+    if total:
+        take = np.repeat(start - value_offset, length) + np.arange(total, dtype=np.int64)
+        lo_values = np.concatenate(pools_lo)[take]
+        hi_values = np.concatenate(pools_hi)[take]
+    else:
+        lo_values = hi_values = np.empty(0, dtype=np.float64)
     hist_features = np.flatnonzero((kind != KIND_PRESORTED) & (n_codes <= 256))
     if narrow_cols.shape[0] < d:
         small = np.ascontiguousarray(small[:, narrow_cols])
@@ -201,29 +202,11 @@ def code_features(X_enc: np.ndarray, n_categories: np.ndarray, splitter: str, ma
         codes_t=codes_t,
         n_codes=n_codes,
         kind=kind,
-        lo_values=np.concatenate(lo_parts).astype(np.float64) if lo_parts else empty,
-        hi_values=np.concatenate(hi_parts).astype(np.float64) if hi_parts else empty,
+        lo_values=lo_values,
+        hi_values=hi_values,
         value_offset=value_offset,
         missing_code=missing_code,
     )
-
-
-def _code_column(col: np.ndarray, n_levels: int, splitter: str, max_bins: int, width: int,
-                 with_missing: bool):
-    """Codes of the values of one column (no NaN): ``(n_codes, lo, hi, kind, codes)``, the
-    categorical levels kept as codes (``n_levels`` > 0). ``with_missing``: a missing code will
-    follow the values' (it counts towards the histogram cells of the exact splitter's choice).
-    """
-    if n_levels > 0:
-        empty = np.empty(0, dtype=np.float64)
-        return int(n_levels), empty, empty, KIND_CATEGORICAL, col.astype(np.int32)
-    if col.shape[0] == 0:  # every value missing: only the missing code
-        empty = np.empty(0, dtype=np.float64)
-        return 0, empty, empty, KIND_HISTOGRAM, np.empty(0, dtype=np.int32)
-    uniq, ranks, counts = np.unique(col, return_inverse=True, return_counts=True)
-    q, lo, hi, kind, code_of_unique = _code_values(uniq, counts, splitter, max_bins, width,
-                                                   extra_codes=int(with_missing))
-    return q, lo, hi, kind, code_of_unique[ranks].astype(np.int32)
 
 
 def _code_values(uniq: np.ndarray, counts: np.ndarray, splitter: str, max_bins: int,

@@ -1,6 +1,6 @@
 """Compiled passes over the training matrix behind feature coding
-(:mod:`treebound._flat._feature_coding`): column ranges, value tables and ranks of small-range
-integer columns, ``uint8`` codes, and layout changes done in cache-friendly blocks.
+(:mod:`treebound._flat._feature_coding`): column ranges, value tables of small-range integer
+columns, ``uint8`` codes, and layout changes done in cache-friendly blocks.
 
 Turning the row-major user matrix into feature rows (for sorting and coding each feature) and the
 feature-major codes into sample-major ``uint8`` rows (for the histogram blocks) are transposes; a
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from treebound._config import JIT_OPTIONS, NO_NRT_JIT_OPTIONS, njit
+from treebound._config import NO_NRT_JIT_OPTIONS, njit
 
 _TILE = 64
 
@@ -31,13 +31,6 @@ def transpose_columns(X, cols, out):
 
 
 @njit(**NO_NRT_JIT_OPTIONS)
-def map_codes(codes, j, table, base):
-    """``codes[j, i] = table[base + codes[j, i]]`` (value offsets to ranks or bins)."""
-    for i in range(codes.shape[1]):
-        codes[j, i] = table[base + codes[j, i]]
-
-
-@njit(**NO_NRT_JIT_OPTIONS)
 def gather_codes_t(codes, features, out):
     """``out[s, h] = codes[features[h], s]`` as uint8 (codes below 256)."""
     n = codes.shape[1]
@@ -48,48 +41,6 @@ def gather_codes_t(codes, features, out):
             f = features[h]
             for s in range(s0, s1):
                 out[s, h] = codes[f, s]
-
-
-@njit(**JIT_OPTIONS)
-def small_integer_ranks(col, ranks):
-    """Distinct values and ranks of a column of small-range integers, in O(n + range).
-
-    Returns the sorted distinct values and fills ``ranks`` (int64), or returns an empty array
-    (and leaves ``ranks`` unspecified) when the column holds a non-integer or its range is
-    larger than ``4 n + 1024`` — the caller then sorts instead.
-    """
-    n = col.shape[0]
-    lo = col[0]
-    hi = col[0]
-    for i in range(n):
-        v = col[i]
-        if v != np.floor(v):
-            return np.empty(0, dtype=np.float64)
-        if v < lo:
-            lo = v
-        if v > hi:
-            hi = v
-    span = hi - lo
-    if span > 4 * n + 1024:
-        return np.empty(0, dtype=np.float64)
-    size = np.int64(span) + 1
-    table = np.zeros(size, dtype=np.int64)
-    for i in range(n):
-        table[np.int64(col[i] - lo)] = 1
-    n_unique = 0
-    for v in range(size):
-        if table[v]:
-            table[v] = n_unique
-            n_unique += 1
-        else:
-            table[v] = -1
-    uniq = np.empty(n_unique, dtype=np.float64)
-    for v in range(size):
-        if table[v] >= 0:
-            uniq[table[v]] = lo + v
-    for i in range(n):
-        ranks[i] = table[np.int64(col[i] - lo)]
-    return uniq
 
 
 @njit(**NO_NRT_JIT_OPTIONS)
@@ -157,13 +108,6 @@ def narrow_codes(X, lo, small, seen):
         for j in range(d):
             c = np.uint64(small[i, j])
             seen[np.uint64(4 * j) + (c >> np.uint64(6))] |= np.uint64(1) << (c & np.uint64(63))
-
-
-@njit(**NO_NRT_JIT_OPTIONS)
-def map_small_codes(small, j, mapping):
-    """``small[i, j] = mapping[small[i, j]]`` (value offsets to ranks)."""
-    for i in range(small.shape[0]):
-        small[i, j] = mapping[small[i, j]]
 
 
 @njit(**NO_NRT_JIT_OPTIONS)
