@@ -4,6 +4,8 @@ classifier outputs. The greedy estimators (:mod:`treebound.tree._classes`) and
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from sklearn.base import BaseEstimator
 from sklearn.utils.validation import check_is_fitted, validate_data
@@ -36,6 +38,12 @@ def check_two_dimensional(X, sparse: bool = False) -> None:
 
 
 
+@functools.cache
+def _param_names(cls) -> tuple[str, ...]:
+    """scikit-learn's parameter names of an estimator class (from its ``__init__``)."""
+    return tuple(cls._get_param_names())
+
+
 class BaseTreeEstimator(BaseEstimator):
     """Encoding, routing and persistence of a fitted flat tree (``tree_``, ``encoder_``).
 
@@ -45,8 +53,9 @@ class BaseTreeEstimator(BaseEstimator):
     _parameter_constraints: dict = {}
 
     def _validate_stored_params(self) -> None:
-        validate_parameters(type(self).__name__, self.get_params(deep=False),
-                            self._parameter_constraints)
+        # get_params(deep=False) reads the same attributes but inspects the signature each call
+        params = {name: getattr(self, name) for name in _param_names(type(self))}
+        validate_parameters(type(self).__name__, params, self._parameter_constraints)
 
     #: Whether NaN in X is a missing value the tree routes (else it is refused).
     _accepts_missing = False

@@ -72,7 +72,12 @@ def fit_labels(y, n_samples: int, owner: str,
     """
     if y is None:
         raise ValueError(f"{owner} requires y to be passed, but the target y is None")
-    y = column_or_1d(np.asarray(y) if not hasattr(y, "to_numpy") else y.to_numpy(), warn=True)
+    y = np.asarray(y) if not hasattr(y, "to_numpy") else y.to_numpy()
+    # integer and boolean labels in one dimension are always scikit-learn's "binary" or
+    # "multiclass" targets: its checks (a few passes and a copy) are skipped for them
+    plain = y.ndim == 1 and y.dtype.kind in "biu"
+    if not plain:
+        y = column_or_1d(y, warn=True)
     if y.shape[0] != n_samples:
         raise ValueError(f"X has {n_samples} samples but y has {y.shape[0]}")
     missing = _missing_labels(y)
@@ -86,7 +91,8 @@ def fit_labels(y, n_samples: int, owner: str,
         if len(kinds) > 1:
             raise ValueError(f"class labels mix {' and '.join(sorted(kinds))} (e.g. "
                              f"{_first_of_each(y)}): use one label type")
-    check_classification_targets(y)
+    if not plain:
+        check_classification_targets(y)
     try:
         classes, indices = np.unique(y, return_inverse=True)
     except TypeError as exc:
