@@ -4,8 +4,9 @@ The kernels read a routing table built from :class:`~treebound.tree.Tree`: ``nex
 first child, or ``i`` itself at a leaf), ``feature[i]`` (0 at a leaf), ``threshold[i]`` (``+inf``
 at a leaf) and ``category_offset[i]``. With leaves pointing at themselves, one step is
 ``node = next_base[node] + (x > threshold[node])`` for a numeric test and a no-op at a leaf, so
-rows are advanced in batches, level by level, without data-dependent branches: the CPU overlaps
-the memory latency of many rows instead of stalling on one row's path. A categorical test looks
+eight rows advance together, level by level, without data-dependent branches in the step: the
+CPU overlaps the memory latency of several rows instead of stalling on one row's path, and a
+row at its leaf hands its lane to the next row. A categorical test looks
 the child slot up in ``category_child[category_offset[i] + code]``. A missing value (NaN) takes
 the child slot ``missing_child[i]`` (0 at a leaf); for a numeric test that is the branch-free
 ``(x > t) | (x != x) & missing_child`` (NaN compares false).
@@ -15,70 +16,78 @@ from __future__ import annotations
 
 import numpy as np
 
-from treebound._config import NO_NRT_JIT_OPTIONS, njit
+from treebound._config import NO_NRT_INLINE_JIT_OPTIONS, NO_NRT_JIT_OPTIONS, njit
 
-_BATCH = 64
+#: Rows routed at once by the numeric kernels (their scratch holds 2 x _LANES integers).
+_LANES = 8
 
 
 @njit(**NO_NRT_JIT_OPTIONS)
-def apply_numeric(next_base, feature, threshold, X, nodes, out):
-    """Leaf id of every row of ``X`` for a tree with numeric tests only (``nodes``: scratch of
-    at least 64 integers).
+def apply_numeric(next_base, feature, threshold, X, lanes, out):
+    """Leaf id of every row of ``X`` for a tree with numeric tests only (``lanes``: scratch of
+    at least 16 integers).
 
-    Rows advance in batches, eight levels at a time without any check (leaves stay put), then
-    the batch stops once every row sits at a leaf. ``X`` holds no NaN (see
-    :func:`apply_numeric_missing`).
+    Eight rows are routed at once, one level per sweep without data-dependent branches in the
+    step, so the CPU overlaps their memory latencies; a row that reaches its leaf hands its lane
+    to the next row at once (a batch that waits for its deepest row wasted 2-3x the steps on
+    trees with a few deep paths). ``X`` holds no NaN (see :func:`apply_numeric_missing`).
     """
     n = X.shape[0]
-    for start in range(0, n, _BATCH):
-        m = min(_BATCH, n - start)
+    m = min(_LANES, n)
+    next_row = m
+    for j in range(m):
+        lanes[j] = 0
+        lanes[_LANES + j] = j
+    while m > 0:
         for j in range(m):
-            nodes[j] = 0
-        done = False
-        while not done:
-            for _ in range(8):
-                for j in range(m):
-                    node = nodes[j]
-                    nodes[j] = next_base[node] + np.int64(
-                        X[start + j, feature[node]] > threshold[node])
-            done = True
-            for j in range(m):
-                if next_base[nodes[j]] != nodes[j]:
-                    done = False
-                    break
-        for j in range(m):
-            out[start + j] = nodes[j]
+            node = lanes[j]
+            lanes[j] = next_base[node] + np.int64(
+                X[lanes[_LANES + j], feature[node]] > threshold[node])
+        m, next_row = _refill(next_base, lanes, m, next_row, n, out)
 
 
 @njit(**NO_NRT_JIT_OPTIONS)
-def apply_numeric_missing(next_base, feature, threshold, missing_child, X, nodes, out):
+def apply_numeric_missing(next_base, feature, threshold, missing_child, X, lanes, out):
     """:func:`apply_numeric` for an ``X`` with missing values (NaN): a NaN takes the child slot
     ``missing_child[node]``. A third slower than :func:`apply_numeric`, which serves NaN-free
-    rows.
-
-    Rows advance in batches, eight levels at a time without any check (leaves stay put), then
-    the batch stops once every row sits at a leaf.
-    """
+    rows."""
     n = X.shape[0]
-    for start in range(0, n, _BATCH):
-        m = min(_BATCH, n - start)
+    m = min(_LANES, n)
+    next_row = m
+    for j in range(m):
+        lanes[j] = 0
+        lanes[_LANES + j] = j
+    while m > 0:
         for j in range(m):
-            nodes[j] = 0
-        done = False
-        while not done:
-            for _ in range(8):
-                for j in range(m):
-                    node = nodes[j]
-                    x = X[start + j, feature[node]]
-                    nodes[j] = next_base[node] + (np.int64(x > threshold[node])
-                                                  | (np.int64(x != x) & missing_child[node]))
-            done = True
-            for j in range(m):
-                if next_base[nodes[j]] != nodes[j]:
-                    done = False
-                    break
-        for j in range(m):
-            out[start + j] = nodes[j]
+            node = lanes[j]
+            x = X[lanes[_LANES + j], feature[node]]
+            lanes[j] = next_base[node] + (np.int64(x > threshold[node])
+                                          | (np.int64(x != x) & missing_child[node]))
+        m, next_row = _refill(next_base, lanes, m, next_row, n, out)
+
+
+@njit(**NO_NRT_INLINE_JIT_OPTIONS)
+def _refill(next_base, lanes, m, next_row, n, out):
+    """Write the rows of ``lanes[:m]`` that sit at a leaf (leaves point at themselves) and give
+    their lanes to the next rows (or drop the lanes when none is left); returns
+    ``(m, next_row)``. ``lanes[j]`` is a lane's node, ``lanes[_LANES + j]`` its row."""
+    j = 0
+    while j < m:
+        node = lanes[j]
+        if next_base[node] != node:
+            j += 1
+        elif next_row < n:
+            out[lanes[_LANES + j]] = node
+            lanes[j] = 0
+            lanes[_LANES + j] = next_row
+            next_row += 1
+            j += 1
+        else:
+            out[lanes[_LANES + j]] = node
+            m -= 1
+            lanes[j] = lanes[m]
+            lanes[_LANES + j] = lanes[_LANES + m]
+    return m, next_row
 
 
 @njit(**NO_NRT_JIT_OPTIONS)
