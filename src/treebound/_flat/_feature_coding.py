@@ -154,7 +154,8 @@ def code_features(X_enc: np.ndarray, n_categories: np.ndarray, splitter: str, ma
     step = max(1, _SORT_ENTRIES // max(n, 1))
     for begin in range(0, numeric_pos.shape[0], step):
         pos = numeric_pos[begin : begin + step]
-        chunk = columns[pos]
+        # the transposed columns themselves when they are all of this chunk (no copy)
+        chunk = columns if pos.shape[0] == columns.shape[0] else columns[pos]
         sorted_chunk = np.sort(chunk, axis=1)
         lo_pool = np.empty(chunk.shape[0] * (n + 1), dtype=np.float64)
         hi_pool = np.empty_like(lo_pool)

@@ -55,12 +55,10 @@ def column_ranges(X, lo, hi, integral):
     for i in range(n):
         for j in range(d):
             v = X[i, j]
-            if v != np.floor(v):  # also NaN
-                integral[j] = False
-            if v < lo[j]:
-                lo[j] = v
-            if v > hi[j]:
-                hi[j] = v
+            # unconditional stores (selects): the loop over columns vectorises
+            integral[j] &= v == np.floor(v)  # NaN is not an integer
+            lo[j] = v if v < lo[j] else lo[j]
+            hi[j] = v if v > hi[j] else hi[j]
 
 
 @njit(**NO_NRT_JIT_OPTIONS)

@@ -260,9 +260,12 @@ def new_nodes(n, width, max_leaf_nodes, cat_codes) -> NodeArrays:
 def new_pools(n_features, layout) -> Pools:
     """Empty pools (all rows free), an empty frontier and zero counters."""
     st = np.zeros(N_COUNTERS, dtype=np.int64)
-    const_cap = 16
+    # room for the usual trees from the start: growing the pools copies them (3 copies of the
+    # histogram blocks, a tenth of growth, on spambase), and np.zeros leaves the rows that are
+    # never used untouched (no memory)
+    const_cap = 64
     st[S_N_FREE_CONST] = const_cap
-    block_cap = min(4, layout.max_block_rows)
+    block_cap = min(32, layout.max_block_rows)
     free_blocks = np.empty(max(block_cap, 1), dtype=np.int64)
     free_blocks[:block_cap] = np.arange(block_cap - 1, -1, -1)
     st[S_N_FREE_BLOCKS] = block_cap

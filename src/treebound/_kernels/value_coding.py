@@ -83,7 +83,7 @@ def _assign_codes(col, n_rows, uniq, code_of_unique, m, q, hi, base, missing, ou
             out[i] = missing if np.isnan(col[i]) else 0
         return
     low = uniq[0]
-    n_buckets = min(4 * q, first_code.shape[0])
+    n_buckets = min(max(4 * q, n_rows), first_code.shape[0])
     scale = n_buckets / (uniq[m - 1] - low)  # q > 1: the range exceeds feature_threshold
     for b in range(n_buckets):
         first_code[b] = q
