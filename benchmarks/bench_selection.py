@@ -4,13 +4,16 @@ against mean certificate (issue 26).
 Usage::
 
     nice -n 10 python benchmarks/bench_selection.py --data-dir /work/shared/datasets \
-        [--splits 3] [--tuning-splits 2] [--report-only]
+        [--splits 5] [--tuning-splits 3] [--groups tuning report] [--jobs 2] [--resume]
+        [--report-only]
 
 Writes ``benchmarks/results/selection.md``, ``selection.png`` and the rows ``selection.csv``
-(``--report-only`` rewrites the page and the plot from that CSV). Tuning data (six large shared
-datasets, subsampled) and report data (the 21 datasets of ``peers.md``) are kept apart:
-:mod:`treebound_lab.selection_bench` says which is which and what runs where. About 25 minutes
-of CPU with the default splits.
+(``--report-only`` rewrites the page and the plot from that CSV). Tuning data (the eight large
+shared datasets the report data does not use, subsampled at four sizes taken from the report
+datasets' row counts) and report data (the 21 datasets of ``peers.md``) are kept apart:
+:mod:`treebound_lab.selection_bench` says which is which and what runs where. ``--groups
+tuning`` then, once the defaults are chosen from its page, ``--groups report --resume`` runs
+them in that order. About 20 minutes of CPU for the tuning data and 3 minutes per report split.
 """
 
 from __future__ import annotations
@@ -20,9 +23,15 @@ import time
 from pathlib import Path
 
 from treebound_lab.certify_bench import default_datasets
-from treebound_lab.defaults_tuning import BOUND_TUNING
 from treebound_lab.provenance import current_commit, results_header
-from treebound_lab.selection_bench import peer_folds, peer_rows, read_rows, run_selection
+from treebound_lab.selection_bench import (
+    peer_folds,
+    peer_rows,
+    read_rows,
+    run_selection,
+    tuning_datasets,
+    tuning_sizes,
+)
 from treebound_lab.selection_report import selection_plot, selection_report
 
 HERE = Path(__file__).resolve().parent
@@ -33,13 +42,17 @@ TITLE = "Selection rules: test error against certificate"
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir", default=str(HERE.parent.parent / "shared" / "datasets"))
-    parser.add_argument("--splits", type=int, default=3, help="splits of each report dataset")
-    parser.add_argument("--tuning-splits", type=int, default=2,
-                        help="splits of each tuning dataset")
+    parser.add_argument("--splits", type=int, default=5, help="splits of each report dataset")
+    parser.add_argument("--tuning-splits", type=int, default=3,
+                        help="splits of each tuning dataset and size")
     parser.add_argument("--datasets", nargs="*", default=None,
                         help="report datasets (default: the 21 of peers.md)")
     parser.add_argument("--tuning", nargs="*", default=None,
-                        help="tuning datasets (default: the six of the defaults tuning)")
+                        help="tuning datasets (default: every shared dataset the report "
+                             "data does not use)")
+    parser.add_argument("--groups", nargs="+", choices=("tuning", "report"),
+                        default=["tuning", "report"], help="the groups to run")
+    parser.add_argument("--jobs", type=int, default=1, help="processes (one split each)")
     parser.add_argument("--out", default=str(RESULTS / "selection.md"))
     parser.add_argument("--resume", action="store_true",
                         help="keep the splits already in the CSV, run the others")
@@ -50,7 +63,10 @@ def main(argv=None) -> None:
     csv_path, png_path = out.with_suffix(".csv"), out.with_suffix(".png")
     report_names = args.datasets if args.datasets is not None else default_datasets(
         args.data_dir)
-    tuning_names = list(args.tuning if args.tuning is not None else BOUND_TUNING)
+    tuning_names = list(args.tuning if args.tuning is not None else tuning_datasets(
+        args.data_dir, report_names))
+    sizes = tuning_sizes(args.data_dir, report_names)
+    cells = [f"{name}@{size}" for name in tuning_names for size in sizes]
     header = results_header(TITLE)
     started = time.perf_counter()
     folds = peer_folds(RESULTS / "peers.csv")
@@ -60,15 +76,18 @@ def main(argv=None) -> None:
     else:
         if csv_path.is_file() and not args.resume:
             csv_path.unlink()
-        rows = run_selection(args.data_dir, report_names, tuning_names, args.splits,
+        rows = run_selection(args.data_dir,
+                             report_names if "report" in args.groups else [],
+                             cells if "tuning" in args.groups else [], args.splits,
                              args.tuning_splits, current_commit(), csv_path=csv_path,
-                             check_folds=folds)
+                             check_folds=folds, jobs=args.jobs)
         seconds = time.perf_counter() - started
     peers, peers_commit = peer_rows(RESULTS / "peers.csv", report_names, args.splits)
     everything = rows + peers
     out.write_text(selection_report(everything, header, n_splits_report=args.splits,
                                     n_splits_tuning=args.tuning_splits,
-                                    tuning_names=tuning_names, report_names=report_names,
+                                    tuning_names=tuning_names, tuning_sizes=sizes,
+                                    report_names=report_names,
                                     peers_commit=peers_commit, seconds=seconds,
                                     peers_folds=folds))
     selection_plot(everything, png_path)

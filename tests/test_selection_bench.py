@@ -12,8 +12,15 @@ from treebound_lab.selection_bench import (
     RULES,
     peer_folds,
     run_selection,
+    tuning_datasets,
+    tuning_sizes,
 )
-from treebound_lab.selection_report import pareto_front, selection_plot, selection_report
+from treebound_lab.selection_report import (
+    pareto_front,
+    selection_plot,
+    selection_report,
+    summarize,
+)
 
 
 def _write(dir_, name, X, y):
@@ -26,7 +33,7 @@ def _write(dir_, name, X, y):
 def data_dir(tmp_path_factory):
     d = tmp_path_factory.mktemp("datasets")
     rng = np.random.default_rng(0)
-    for name, n in (("toy", 160), ("tune", 140)):
+    for name, n in (("toy", 160), ("tune", 140), ("small", 60), ("other", 90)):
         X = rng.normal(size=(n, 2)).round(3)
         y = (X[:, 0] + X[:, 1] > 0).astype(int)
         y[rng.random(n) < 0.15] ^= 1
@@ -53,11 +60,14 @@ def test_pareto_front_matches_brute_force():
 
 
 def test_selection_benchmark_rows_page_and_plot(data_dir, tmp_path):
-    rows = run_selection(data_dir, ["toy"], ["tune"], 1, 1, "test", echo=lambda *_: None)
+    rows = run_selection(data_dir, ["toy"], ["tune@100"], 1, 1, "test", echo=lambda *_: None)
     report = {r["model"] for r in rows if r["group"] == "report"}
     tuning = {r["model"] for r in rows if r["group"] == "tuning"}
     assert report == {*RULES, *CERTIFIED_VARIANTS, "sklearn_cart_cv"}
-    assert tuning > set(RULES) and "sklearn_cart_cv" in tuning
+    # the default band is chosen on the tuning data among explicit bands, so it runs there not
+    assert tuning > set(RULES) - {"certified"} and "certified" not in tuning
+    assert tuning >= set(CERTIFIED_VARIANTS) and "sklearn_cart_cv" in tuning
+    assert {r["n_train"] for r in rows if r["group"] == "tuning"} == {75}  # 100 rows, 75/25
     assert any(m.startswith("bound e=") for m in tuning)
     for row in rows:
         assert 0 <= row["test_error"] <= 1 and 0 < row["certificate"] <= 1
@@ -66,10 +76,11 @@ def test_selection_benchmark_rows_page_and_plot(data_dir, tmp_path):
     assert by["certified"]["certificate"] <= by["ccp_cv_1se"]["certificate"]
     page = selection_report(rows, ["# title", ""], n_splits_report=1, n_splits_tuning=1,
                             tuning_names=["tune"], report_names=["toy"], peers_commit="",
-                            seconds=1.0)
+                            seconds=1.0, tuning_sizes=[100])
     assert "## Report data" in page and "## Tuning data" in page and "Pareto front" in page
     assert "re-examined here" in page and "**Time**" in page and "chosen here" in page
     assert "The bands of `certified` on these data" in page
+    assert "Per size" in page and "100 rows" in page and "with a margin for noise" in page
     # resuming skips the splits already written
     csv_path = tmp_path / "rows.csv"
     first = run_selection(data_dir, ["toy"], [], 1, 1, "test", echo=lambda *_: None,
@@ -101,3 +112,47 @@ def test_the_check_of_peers_csv_refits_with_its_folds(data_dir, tmp_path):
     assert "made with 3-fold cross-validation" in page
     assert "is the stored tree (leaves and test error) on 1 of 1 splits" in page
     assert f"`{CHECK_MODEL}`" not in page  # a check, not a model of the page
+
+
+def test_tuning_data_is_what_the_report_data_does_not_use_at_its_sizes(data_dir):
+    assert tuning_datasets(data_dir, ["toy", "tune@50"]) == ["other", "small"]
+    # row counts 60, 90, 140, 160: the quantiles 1/8, 3/8, 5/8, 7/8 are observed counts
+    assert tuning_sizes(data_dir, ["small", "other", "tune", "toy"]) == [60, 90, 140, 160]
+    assert tuning_sizes(data_dir, ["small", "toy"]) == [60, 160]
+
+
+def test_every_split_of_a_tuning_cell_draws_its_own_subsample(data_dir):
+    rows = run_selection(data_dir, [], ["tune@80"], 1, 2, "test", echo=lambda *_: None)
+    by_split = {r["split"]: r for r in rows if r["model"] == "sklearn_cart_cv"}
+    assert set(by_split) == {0, 1} and {r["seed"] for r in by_split.values()} == {1000, 1001}
+
+
+def test_processes_give_the_rows_of_one_process(data_dir):
+    one = run_selection(data_dir, ["small"], [], 2, 1, "test", echo=lambda *_: None)
+    two = run_selection(data_dir, ["small"], [], 2, 1, "test", echo=lambda *_: None, jobs=2)
+    key = ("dataset", "split", "model", "test_error", "certificate", "n_leaves")
+    assert [tuple(r[k] for k in key) for r in one] == [tuple(r[k] for k in key) for r in two]
+
+
+def _summary_rows(errors):
+    """Rows of two models on cells a@1..: scikit-learn's at 0.2, a band at ``errors``."""
+    rows = []
+    for i, e in enumerate(errors):
+        for model, err, cert in (("sklearn_cart_cv", 0.2, 0.5), ("certified 1se", e, 0.4),
+                                 ("certified 0se", 0.2, 0.48)):
+            rows.append({"group": "tuning", "dataset": f"d{i}@100", "split": 0, "model": model,
+                         "test_error": err, "certificate": cert, "n_leaves": 3, "seconds": 0.1, "commit": "c"})
+    return rows
+
+
+def test_the_band_is_chosen_with_a_margin_for_noise():
+    header = ["# t", ""]
+    kw = {"n_splits_report": 1, "n_splits_tuning": 1, "tuning_names": ["d"],
+          "report_names": [], "peers_commit": "", "seconds": 1.0, "tuning_sizes": [100]}
+    # 1 SE band: +0.4 points on average, no spread: within the tolerance, smaller certificate
+    steady = _summary_rows([0.204] * 4)
+    assert summarize(steady, "tuning")["certified 1se"]["test_error"] == pytest.approx(0.204)
+    assert "Chosen: **`certified 1se`**" in selection_report(steady, header, **kw)
+    # the same mean, spread over the cells: its margin takes it past 0.5 points
+    noisy = _summary_rows([0.194, 0.214, 0.194, 0.214])
+    assert "Chosen: **`certified 0se`**" in selection_report(noisy, header, **kw)

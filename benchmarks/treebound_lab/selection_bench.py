@@ -7,11 +7,16 @@ Two groups of data, never mixed:
   dataset with at most 10,000 rows, plus ``segmentation@210``), the splits of that protocol
   (75/25 ``train_test_split``, seed ``10 i + 1``, every feature real-valued), the first
   ``n_splits`` of them;
-* **tuning** data: the shared datasets that those benchmarks do not use
-  (:data:`~treebound_lab.defaults_tuning.BOUND_TUNING`: magic, nursery, letter, adult, shuttle,
-  connect_4), each subsampled to :data:`TUNING_ROWS` rows, splits seeded ``1000 + i``. The
-  variants of ``pruning="bound"`` (:data:`BOUND_VARIANTS`) run here only: a default is judged
-  on the data it was not chosen on.
+* **tuning** data: every shared dataset that the report data does not use
+  (:func:`tuning_datasets`: the six of the defaults tuning,
+  :data:`~treebound_lab.defaults_tuning.BOUND_TUNING`, then the others — fars, kddcup), each
+  subsampled at the sizes of :func:`tuning_sizes`: the row counts of the report datasets at the
+  quantiles :data:`TUNING_QUANTILES`, so that the tuning cells are as small as the report data
+  (106 to 8,124 rows) and each size stands for a quarter of the report datasets. Split ``i`` of
+  a cell draws its own stratified subsample and its own 75/25 split, both seeded ``1000 + i``.
+  The bands of ``pruning="certified"`` (:data:`CERTIFIED_VARIANTS`) and the variants of
+  ``pruning="bound"`` (:data:`BOUND_VARIANTS`) are chosen here only: a default is judged on the
+  data it was not chosen on.
 
 Every model is fit on the training part and certified on it (``certificate_`` or
 ``treebound.certify``: method ``auto``, ``delta = 0.05``); its test error is on the other
@@ -32,15 +37,19 @@ from __future__ import annotations
 import csv
 import math
 import time
+from concurrent.futures import ProcessPoolExecutor
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
 __all__ = ["BOUND_VARIANTS", "CERTIFIED_VARIANTS", "CHECK_MODEL", "FIELDS", "PEER_ROWS", "RULES",
-           "TUNING_ROWS", "peer_folds", "peer_rows", "read_rows", "run_selection"]
+           "TUNING_QUANTILES", "peer_folds", "peer_rows", "read_rows", "run_selection",
+           "tuning_datasets", "tuning_sizes"]
 
-#: Rows of every tuning dataset (subsampled, stratified).
-TUNING_ROWS = 1000
+#: Quantiles of the report datasets' row counts at which every tuning dataset is subsampled
+#: (the midpoints of the four quarters; fixed before any report result was looked at).
+TUNING_QUANTILES = (1 / 8, 3 / 8, 5 / 8, 7 / 8)
 DELTA = 0.05
 N_FOLDS = 10
 #: The library's selection rules: name -> (estimator keywords, what it is).
@@ -57,22 +66,27 @@ RULES = {
     "mcart_cv_1se": ({"pruning": "mcart_cv", "pruning_params": {"rule": "1se"}},
                      "M-CART, one-standard-error rule"),
     "certified": ({"pruning": "certified"},
-                  "the same folds as ccp_cv; smallest certificate within one SE"),
+                  "`pruning=\"certified\"`, library defaults: the same folds as ccp_cv, smallest "
+                  "certificate within the default band"),
     "srm": ({"pruning": "srm"}, "Yildiz's SRM pruning"),
     "reduced_error": ({"pruning": "reduced_error"}, "reduced-error pruning on a 20 % hold-out"),
 }
 #: Variants of bound pruning examined on the tuning data only: the error prior (``r =
 #: 2^-exponent``; the default 13.7 keeps large trees) and the leaf budget.
 BOUND_VARIANTS = {
+    "bound e=10": {"pruning": "bound", "pruning_params": {"error_prior_exponent": 10.0}},
     "bound e=8": {"pruning": "bound", "pruning_params": {"error_prior_exponent": 8.0}},
+    "bound e=6": {"pruning": "bound", "pruning_params": {"error_prior_exponent": 6.0}},
     "bound e=4": {"pruning": "bound", "pruning_params": {"error_prior_exponent": 4.0}},
     "bound e=2": {"pruning": "bound", "pruning_params": {"error_prior_exponent": 2.0}},
     "bound e=1": {"pruning": "bound", "pruning_params": {"error_prior_exponent": 1.0}},
     "bound sqrt(n)": {"pruning": "bound", "max_leaf_nodes": "sqrt"},
 }
 #: Widths of the band of certified selection (in standard errors) examined on the tuning data,
-#: the default ``n_se = 1`` being ``certified``; on the report data they only draw the frontier.
+#: where the default is chosen among them (the library default itself, ``certified``, runs on
+#: the report data only); on the report data they only draw the frontier.
 CERTIFIED_VARIANTS = {
+    "certified 1se": {"pruning": "certified", "pruning_params": {"n_se": 1.0}},
     "certified 0.75se": {"pruning": "certified", "pruning_params": {"n_se": 0.75}},
     "certified 0.5se": {"pruning": "certified", "pruning_params": {"n_se": 0.5}},
     "certified 0.25se": {"pruning": "certified", "pruning_params": {"n_se": 0.25}},
@@ -125,63 +139,118 @@ def _warm_up():
         _fit_and_certify(name, keywords, 0, X, y, X, y)
 
 
-def _splits(group, data_dir, name, n_splits):
-    from sklearn.model_selection import train_test_split
+def tuning_datasets(data_dir, report_names) -> list[str]:
+    """The tuning datasets: :data:`~treebound_lab.defaults_tuning.BOUND_TUNING`, then every other
+    shared dataset that no report dataset is drawn from (``NAME@ROWS`` counts as ``NAME``)."""
+    from treebound_lab.datasets import available_datasets
+    from treebound_lab.defaults_tuning import BOUND_TUNING
 
-    from treebound_lab.datasets import load_dataset, subsample
+    used = {name.partition("@")[0] for name in report_names}
+    available = [n for n in available_datasets(data_dir) if n not in used]
+    return ([n for n in BOUND_TUNING if n in available]
+            + [n for n in available if n not in BOUND_TUNING])
+
+
+def tuning_sizes(data_dir, report_names) -> list[int]:
+    """Rows of the tuning subsamples: the report datasets' row counts (not their results) at
+    :data:`TUNING_QUANTILES`, each an observed count (``inverted_cdf``: the count of rank
+    ``ceil(q n)``)."""
+    from treebound_lab.datasets import load_dataset
+
+    counts = [load_dataset(data_dir, name).n_samples for name in report_names]
+    sizes = np.quantile(counts, TUNING_QUANTILES, method="inverted_cdf")
+    return sorted({int(s) for s in sizes})
+
+
+@lru_cache(maxsize=1)
+def _load(data_dir, name):
+    from treebound_lab.datasets import load_dataset
 
     data = load_dataset(data_dir, name)
-    X, y = data.X, data.y
-    if group == "tuning":
-        X, y = subsample(X, y, TUNING_ROWS, seed=TUNING_ROWS)
-    for split in range(n_splits):
+    return data.X, data.y
+
+
+def _splits(group, data_dir, name, n_splits, only=None):
+    """``(split, seed, X_tr, X_te, y_tr, y_te)``; a tuning cell is ``NAME@ROWS``, every split
+    subsampling ``NAME`` afresh. ``only``: the one split to draw."""
+    from sklearn.model_selection import train_test_split
+
+    from treebound_lab.datasets import subsample
+
+    base, _, rows = name.partition("@") if group == "tuning" else (name, "", "")
+    X_all, y_all = _load(str(data_dir), base)
+    for split in range(n_splits) if only is None else [only]:
         seed = 10 * split + 1 if group == "report" else 1000 + split
-        stratify = None
+        X, y, stratify = X_all, y_all, None
         if group == "tuning":
+            X, y = subsample(X_all, y_all, int(rows), seed=seed)
             counts = np.bincount(y)
             stratify = y if counts[counts > 0].min() >= 2 else None
         yield (split, seed, *train_test_split(X, y, test_size=0.25, random_state=seed,
                                               stratify=stratify))
 
 
-def run_selection(data_dir, report_names, tuning_names, n_splits_report, n_splits_tuning,
-                  commit, echo=print, csv_path=None, check_folds=None) -> list[dict]:
-    """One row per group, dataset, split and model (:data:`FIELDS`). With ``csv_path``, every
-    split's rows are appended to it as they come, and the splits already there are skipped
-    (a run can be resumed). With ``check_folds`` (the folds of the stored rows of peers.csv,
+def _models(group, check_folds):
+    models = {n: k for n, (k, _) in RULES.items() if group == "report" or n != "certified"}
+    models.update(CERTIFIED_VARIANTS)
+    if group == "tuning":
+        models.update(BOUND_VARIANTS)
+    models["sklearn_cart_cv"] = None
+    if group == "report" and check_folds:
+        models[CHECK_MODEL] = {"n_folds": check_folds}
+    return models
+
+
+def _run_split(task):
+    """The rows of one split: ``task = (group, data_dir, name, n_splits, split, models, commit)``
+    (the models not yet in the CSV)."""
+    group, data_dir, name, n_splits, split, models, commit = task
+    (_, seed, X_tr, X_te, y_tr, y_te), = _splits(group, data_dir, name, n_splits, only=split)
+    new = []
+    for model_name, keywords in models.items():
+        result = _fit_and_certify(model_name, keywords, seed, X_tr, y_tr, X_te, y_te)
+        new.append({"group": group, "dataset": name, "split": split, "seed": seed,
+                    "model": model_name, "n_train": len(y_tr),
+                    "n_classes": int(len(np.unique(y_tr))), **result, "commit": commit})
+    return new
+
+
+def run_selection(data_dir, report_names, tuning_cells, n_splits_report, n_splits_tuning,
+                  commit, echo=print, csv_path=None, check_folds=None, jobs=1) -> list[dict]:
+    """One row per group, dataset, split and model (:data:`FIELDS`); ``tuning_cells``:
+    ``NAME@ROWS`` subsamples of tuning datasets. With ``csv_path``, every split's rows are
+    appended to it as they come, and the splits already there are skipped (a run can be
+    resumed). With ``check_folds`` (the folds of the stored rows of peers.csv,
     :func:`peer_folds`), scikit-learn's CV tree is refitted on the report data with those folds
-    too (:data:`CHECK_MODEL`)."""
-    _warm_up()
+    too (:data:`CHECK_MODEL`). ``jobs``: splits run in that many processes (each model's CPU
+    seconds are its own process's)."""
     rows = read_rows(csv_path) if csv_path is not None and Path(csv_path).is_file() else []
     done = {(r["group"], r["dataset"], r["split"], r["model"]) for r in rows}
-    plan = [("tuning", name, n_splits_tuning) for name in tuning_names]
+    plan = [("tuning", name, n_splits_tuning) for name in tuning_cells]
     plan += [("report", name, n_splits_report) for name in report_names]
+    tasks = []
     for group, name, n_splits in plan:
-        models = {n: k for n, (k, _) in RULES.items()}
-        models.update(CERTIFIED_VARIANTS)
-        if group == "tuning":
-            models.update(BOUND_VARIANTS)
-        models["sklearn_cart_cv"] = None
-        if group == "report" and check_folds:
-            models[CHECK_MODEL] = {"n_folds": check_folds}
-        for split, seed, X_tr, X_te, y_tr, y_te in _splits(group, data_dir, name, n_splits):
-            line, new = [], []
-            for model_name, keywords in models.items():
-                if (group, name, split, model_name) in done:
-                    continue
-                result = _fit_and_certify(model_name, keywords, seed, X_tr, y_tr, X_te, y_te)
-                new.append({"group": group, "dataset": name, "split": split, "seed": seed,
-                            "model": model_name, "n_train": len(y_tr),
-                            "n_classes": int(len(np.unique(y_tr))), **result,
-                            "commit": commit})
-                line.append(f"{model_name} {result['test_error']:.3f}/"
-                            f"{result['certificate']:.3f}")
-            if not new:
-                continue
+        for split in range(n_splits):
+            models = {m: k for m, k in _models(group, check_folds).items()
+                      if (group, name, split, m) not in done}
+            if models:
+                tasks.append((group, str(data_dir), name, n_splits, split, models, commit))
+    if jobs > 1:
+        pool = ProcessPoolExecutor(jobs, initializer=_warm_up)
+        results = pool.map(_run_split, tasks)
+    else:
+        _warm_up()
+        pool, results = None, map(_run_split, tasks)
+    try:
+        for new in results:
             rows += new
             if csv_path is not None:
                 _append_rows(csv_path, new)
-            echo(f"{group} {name} split {split}: " + ", ".join(line))
+            echo(f"{new[0]['group']} {new[0]['dataset']} split {new[0]['split']}: " + ", ".join(
+                f"{r['model']} {r['test_error']:.3f}/{r['certificate']:.3f}" for r in new))
+    finally:
+        if pool is not None:
+            pool.shutdown()
     return rows
 
 
