@@ -53,6 +53,10 @@ def main(argv=None) -> None:
     parser.add_argument("--groups", nargs="+", choices=("tuning", "report"),
                         default=["tuning", "report"], help="the groups to run")
     parser.add_argument("--jobs", type=int, default=1, help="processes (one split each)")
+    parser.add_argument("--skip", nargs="*", default=(),
+                        help="models to leave for a later --resume run")
+    parser.add_argument("--no-peer-check", action="store_true",
+                        help="do not refit scikit-learn's tree with the folds of peers.csv")
     parser.add_argument("--out", default=str(RESULTS / "selection.md"))
     parser.add_argument("--resume", action="store_true",
                         help="keep the splits already in the CSV, run the others")
@@ -80,7 +84,8 @@ def main(argv=None) -> None:
                              report_names if "report" in args.groups else [],
                              cells if "tuning" in args.groups else [], args.splits,
                              args.tuning_splits, current_commit(), csv_path=csv_path,
-                             check_folds=folds, jobs=args.jobs)
+                             check_folds=None if args.no_peer_check else folds,
+                             jobs=args.jobs, skip=set(args.skip))
         seconds = time.perf_counter() - started
     peers, peers_commit = peer_rows(RESULTS / "peers.csv", report_names, args.splits)
     everything = rows + peers

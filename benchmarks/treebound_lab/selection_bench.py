@@ -216,14 +216,16 @@ def _run_split(task):
 
 
 def run_selection(data_dir, report_names, tuning_cells, n_splits_report, n_splits_tuning,
-                  commit, echo=print, csv_path=None, check_folds=None, jobs=1) -> list[dict]:
+                  commit, echo=print, csv_path=None, check_folds=None, jobs=1,
+                  skip=()) -> list[dict]:
     """One row per group, dataset, split and model (:data:`FIELDS`); ``tuning_cells``:
     ``NAME@ROWS`` subsamples of tuning datasets. With ``csv_path``, every split's rows are
     appended to it as they come, and the splits already there are skipped (a run can be
     resumed). With ``check_folds`` (the folds of the stored rows of peers.csv,
     :func:`peer_folds`), scikit-learn's CV tree is refitted on the report data with those folds
     too (:data:`CHECK_MODEL`). ``jobs``: splits run in that many processes (each model's CPU
-    seconds are its own process's)."""
+    seconds are its own process's). ``skip``: models left for a later, resumed run (the library
+    default of a rule that the tuning rows of the same CSV are still choosing)."""
     rows = read_rows(csv_path) if csv_path is not None and Path(csv_path).is_file() else []
     done = {(r["group"], r["dataset"], r["split"], r["model"]) for r in rows}
     plan = [("tuning", name, n_splits_tuning) for name in tuning_cells]
@@ -232,7 +234,7 @@ def run_selection(data_dir, report_names, tuning_cells, n_splits_report, n_split
     for group, name, n_splits in plan:
         for split in range(n_splits):
             models = {m: k for m, k in _models(group, check_folds).items()
-                      if (group, name, split, m) not in done}
+                      if (group, name, split, m) not in done and m not in skip}
             if models:
                 tasks.append((group, str(data_dir), name, n_splits, split, models, commit))
     if jobs > 1:
