@@ -87,6 +87,9 @@ def main(argv=None) -> None:
                              check_folds=None if args.no_peer_check else folds,
                              jobs=args.jobs, skip=set(args.skip))
         seconds = time.perf_counter() - started
+    # a CSV may hold more splits than asked for (an earlier, longer run): the page is of these
+    rows = [r for r in rows if r["split"] < (args.splits if r["group"] == "report"
+                                             else args.tuning_splits)]
     peers, peers_commit = peer_rows(RESULTS / "peers.csv", report_names, args.splits)
     everything = rows + peers
     out.write_text(selection_report(everything, header, n_splits_report=args.splits,
