@@ -155,7 +155,8 @@ def test_certified_branch_and_bound_matches_every_candidate_certified(seed):
 def test_certified_never_worse_than_the_one_se_tree_in_certificate():
     X, y = _noisy(11, n=400)
     kw = {"random_state": 0, "max_leaf_nodes": 40}
-    certified = DecisionTreeClassifier(pruning="certified", **kw).fit(X, y)
+    certified = DecisionTreeClassifier(pruning="certified", pruning_params={"n_se": 1.0},
+                                       **kw).fit(X, y)
     one_se = DecisionTreeClassifier(pruning="ccp_cv", pruning_params={"rule": "1se"},
                                     **kw).fit(X, y)
     best = DecisionTreeClassifier(pruning="ccp_cv", **kw).fit(X, y)

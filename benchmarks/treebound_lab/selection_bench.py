@@ -266,9 +266,15 @@ def _append_rows(path, rows) -> None:
 
 
 def read_rows(path) -> list[dict]:
-    """The rows of a CSV written by :func:`run_selection`."""
+    """The rows of a CSV written by :func:`run_selection`; a split and model written twice
+    (two runs resumed at once) counts once, as first written."""
     with open(path) as handle:
-        rows = list(csv.DictReader(handle))
+        rows, seen = [], set()
+        for row in csv.DictReader(handle):
+            key = (row["group"], row["dataset"], row["split"], row["model"])
+            if key not in seen:
+                seen.add(key)
+                rows.append(row)
     for row in rows:
         for key in ("split", "seed", "n_train", "n_classes", "n_leaves"):
             row[key] = int(row[key])

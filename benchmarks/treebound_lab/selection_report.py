@@ -187,6 +187,11 @@ def selection_report(rows, header, *, n_splits_report, n_splits_tuning, tuning_n
         f"every split (CPU seconds). STreeD and GOSDT are read from "
         f"`benchmarks/results/peers.csv` (same splits; made at commit {peers_commit or 'n/a'} "
         f"with {folds}-fold CV; their times are wall seconds of that run).", ""]
+    short = _short_cells(rows, n_splits_tuning)
+    if short:
+        lines += [f"Cells of the tuning data with fewer splits than {n_splits_tuning} (the run "
+                  f"was stopped before they finished; their means are over the splits done): "
+                  + ", ".join(f"{cell} ({n})" for cell, n in short) + ".", ""]
     lines += _peer_check(rows, folds)
     rows = [r for r in rows if not _auxiliary(r["model"])]
     for group, title in (("report", "Report data"), ("tuning", "Tuning data")):
@@ -211,6 +216,15 @@ def selection_report(rows, header, *, n_splits_report, n_splits_tuning, tuning_n
             lines += ["### The `pruning=\"bound\"` default, re-examined here", ""]
             lines += _bound_verdict(summary) + [""]
     return "\n".join(lines) + "\n"
+
+
+def _short_cells(rows, n_splits) -> list[tuple[str, int]]:
+    """Tuning cells whose scikit-learn reference has fewer than ``n_splits`` splits."""
+    splits = defaultdict(set)
+    for r in rows:
+        if r["group"] == "tuning" and r["model"] == "sklearn_cart_cv":
+            splits[r["dataset"]].add(r["split"])
+    return sorted((cell, len(s)) for cell, s in splits.items() if len(s) < n_splits)
 
 
 def _peer_check(rows, folds) -> list[str]:
