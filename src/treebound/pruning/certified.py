@@ -1,6 +1,6 @@
 """Certified selection (``pruning="certified"``): among the trees of the cost-complexity path
-whose cross-validated error is within one standard error of the best, the one with the
-smallest certificate.
+whose cross-validated error is within ``n_se`` standard errors of the best (default 0: the trees
+tied with the CV minimum), the one with the smallest certificate.
 
 The candidates are the trees ``T_k`` of CART's weakest-link sequence of the grown tree
 (:mod:`.cost_complexity`), each with its K-fold CV error and the standard error of that error
@@ -21,7 +21,7 @@ of the shape on the ``m`` rows and a ghost sample of ``4 m``, Leboeuf, LeBlanc &
 rows and a message (each threshold rebuilt from two rows; the message prior over the tests and
 labels). On the event of probability at least ``1 - delta`` where both hold, every tree's error
 on new data is at most its certificate, so whatever chose the tree — the CV folds, the band
-of one standard error, the minimum over the candidates — its certificate holds. The selection
+of ``n_se`` standard errors, the minimum over the candidates — its certificate holds. The selection
 may look at the data because the bound never paid for a single tree.
 
 With ``optimal`` (``pruning_params={"optimal_candidates": True}``), optimal trees of each
@@ -150,7 +150,7 @@ def candidate_certificate(tree, X, y, *, delta: float = 0.05, cache=None) -> tup
         return candidate.certificate(cache)
 
 
-def prune_certified(tree, fold_trees, X, y, *, n_se: float = 1.0, risk: str = "error",
+def prune_certified(tree, fold_trees, X, y, *, n_se: float = 0.0, risk: str = "error",
                     delta: float = 0.05, started: float | None = None, cache=None,
                     optimal=None):
     """The tree of smallest certificate among the trees of the cost-complexity path within
@@ -167,9 +167,10 @@ def prune_certified(tree, fold_trees, X, y, *, n_se: float = 1.0, risk: str = "e
         The encoded training rows ``tree`` was grown on (the certificates count them).
     y : ndarray of int, shape (n_rows,)
         Their class indices.
-    n_se : float >= 0, default=1.0
-        Width of the band, in standard errors of the smallest CV error (``0``: the trees tied
-        with the CV minimum).
+    n_se : float >= 0, default=0.0
+        Width of the band, in standard errors of the smallest CV error (``0``, the default of
+        ``pruning="certified"``: the trees tied with the CV minimum; ``0.5`` trades a little
+        accuracy for a smaller certificate, ``benchmarks/results/selection.md``).
     risk : {"error", "impurity"}, default="error"
         ``R(t)`` of the weakest link.
     delta : float in (0, 1), default=0.05
