@@ -91,15 +91,21 @@ def _refill(next_base, lanes, m, next_row, n, out):
 
 
 @njit(**NO_NRT_JIT_OPTIONS)
-def _step(next_base, feature, threshold, category_offset, category_child, missing_child, X, r,
-          node):
+def _child(next_base, threshold, category_offset, category_child, missing_child, node, x):
+    """The child of ``node`` that the value ``x`` of its tested feature goes to."""
     offset = category_offset[node]
-    x = X[r, feature[node]]
     if x != x:
         return next_base[node] + missing_child[node]
     if offset < 0:
         return next_base[node] + np.int64(x > threshold[node])
     return next_base[node] + category_child[offset + np.int64(x)]
+
+
+@njit(**NO_NRT_JIT_OPTIONS)
+def _step(next_base, feature, threshold, category_offset, category_child, missing_child, X, r,
+          node):
+    return _child(next_base, threshold, category_offset, category_child, missing_child, node,
+                  X[r, feature[node]])
 
 
 @njit(**NO_NRT_JIT_OPTIONS)
@@ -156,30 +162,32 @@ def fill_paths(next_base, feature, threshold, category_offset, category_child, m
 def csr_value(indptr, indices, data, r, j):
     """The value of column ``j`` in row ``r`` of a matrix in compressed rows with sorted,
     unique column indices: the stored value, or 0 (a binary search of the row's entries)."""
-    lo = indptr[r]
-    end = indptr[r + 1]
-    hi = end
+    at = sorted_position(indices, indptr[r], indptr[r + 1], j)
+    return np.float64(data[at]) if at >= 0 else 0.0
+
+
+@njit(**NO_NRT_JIT_OPTIONS)
+def sorted_position(values, start, stop, x):
+    """Index in ``values[start:stop]`` (sorted) of ``x``, or ``-1`` when absent (a binary
+    search)."""
+    lo = start
+    hi = stop
     while lo < hi:
         mid = (lo + hi) >> 1
-        if indices[mid] < j:
+        if values[mid] < x:
             lo = mid + 1
         else:
             hi = mid
-    if lo < end and indices[lo] == j:
-        return np.float64(data[lo])
-    return 0.0
+    if lo < stop and values[lo] == x:
+        return lo
+    return -1
 
 
 @njit(**NO_NRT_JIT_OPTIONS)
 def _step_csr(next_base, feature, threshold, category_offset, category_child, missing_child,
               indptr, indices, data, r, node):
-    offset = category_offset[node]
-    x = csr_value(indptr, indices, data, r, feature[node])
-    if x != x:
-        return next_base[node] + missing_child[node]
-    if offset < 0:
-        return next_base[node] + np.int64(x > threshold[node])
-    return next_base[node] + category_child[offset + np.int64(x)]
+    return _child(next_base, threshold, category_offset, category_child, missing_child, node,
+                  csr_value(indptr, indices, data, r, feature[node]))
 
 
 @njit(**NO_NRT_JIT_OPTIONS)

@@ -6,10 +6,28 @@ from __future__ import annotations
 import numpy as np
 
 from treebound._config import NO_NRT_JIT_OPTIONS, njit
-from treebound._kernels.apply import csr_value
+from treebound._kernels.apply import csr_value, sorted_position
 
 #: Rows scanned, per value, for an already chosen or a misclassified row to prefer.
 _SCAN = 256
+
+
+@njit(**NO_NRT_JIT_OPTIONS)
+def _neighbour_slot(node, x, threshold, category_offset, category_child, missing_child, low,
+                    high):
+    """The child slot of ``node`` that ``x`` takes; a numeric value also moves the node's
+    closest value on its side of the threshold (``low`` at most, ``high`` above)."""
+    if category_offset[node] >= 0:
+        return category_child[category_offset[node] + np.int64(x)]
+    if np.isnan(x):
+        return missing_child[node]
+    if x <= threshold[node]:
+        if x > low[node]:
+            low[node] = x
+        return 0
+    if x < high[node]:
+        high[node] = x
+    return 1
 
 
 @njit(**NO_NRT_JIT_OPTIONS)
@@ -23,19 +41,8 @@ def threshold_neighbours(first_child, feature, threshold, category_offset, categ
         node = 0
         while first_child[node] >= 0:
             x = X[r, feature[node]]
-            if category_offset[node] >= 0:
-                slot = category_child[category_offset[node] + np.int64(x)]
-            elif np.isnan(x):
-                slot = missing_child[node]
-            elif x <= threshold[node]:
-                slot = 0
-                if x > low[node]:
-                    low[node] = x
-            else:
-                slot = 1
-                if x < high[node]:
-                    high[node] = x
-            node = first_child[node] + slot
+            node = first_child[node] + _neighbour_slot(node, x, threshold, category_offset,
+                                                       category_child, missing_child, low, high)
 
 
 @njit(**NO_NRT_JIT_OPTIONS)
@@ -47,19 +54,8 @@ def threshold_neighbours_csr(first_child, feature, threshold, category_offset, c
         node = 0
         while first_child[node] >= 0:
             x = csr_value(indptr, indices, data, r, feature[node])
-            if category_offset[node] >= 0:
-                slot = category_child[category_offset[node] + np.int64(x)]
-            elif np.isnan(x):
-                slot = missing_child[node]
-            elif x <= threshold[node]:
-                slot = 0
-                if x > low[node]:
-                    low[node] = x
-            else:
-                slot = 1
-                if x < high[node]:
-                    high[node] = x
-            node = first_child[node] + slot
+            node = first_child[node] + _neighbour_slot(node, x, threshold, category_offset,
+                                                       category_child, missing_child, low, high)
 
 
 @njit(**NO_NRT_JIT_OPTIONS)
@@ -142,22 +138,6 @@ def value_pairs(column_sorted, thresholds, rule, out_low, out_high):
 
 
 @njit(**NO_NRT_JIT_OPTIONS)
-def _find(values, start, stop, x):
-    """Index in ``values[start:stop]`` (sorted) of ``x``, or ``-1`` when absent."""
-    lo = start
-    hi = stop
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if values[mid] < x:
-            lo = mid + 1
-        else:
-            hi = mid
-    if lo < stop and values[lo] == x:
-        return lo
-    return -1
-
-
-@njit(**NO_NRT_JIT_OPTIONS)
 def count_rows_by_value(X, columns, needed, needed_offset, range_start):
     """First pass of a counting sort of the rows by needed value.
 
@@ -172,7 +152,7 @@ def count_rows_by_value(X, columns, needed, needed_offset, range_start):
     full = 0
     for r in range(X.shape[0]):  # row-major: X is read in memory order
         for f in range(columns.shape[0]):
-            at = _find(needed, needed_offset[f], needed_offset[f + 1], X[r, columns[f]])
+            at = sorted_position(needed, needed_offset[f], needed_offset[f + 1], X[r, columns[f]])
             # choose_rows reads the first _SCAN rows of a value only: keep no more
             if at >= 0 and range_start[at + 1] < _SCAN:
                 range_start[at + 1] += 1
@@ -193,7 +173,7 @@ def fill_rows_by_value(X, columns, needed, needed_offset, range_start, fill, row
         if left == 0:  # every range is full
             break
         for f in range(columns.shape[0]):
-            at = _find(needed, needed_offset[f], needed_offset[f + 1], X[r, columns[f]])
+            at = sorted_position(needed, needed_offset[f], needed_offset[f + 1], X[r, columns[f]])
             if at >= 0 and fill[at] < range_start[at + 1]:
                 rows[fill[at]] = r
                 fill[at] += 1
@@ -212,7 +192,7 @@ def count_rows_by_value_csr(indptr, indices, data, columns, needed, needed_offse
     for r in range(indptr.shape[0] - 1):
         for f in range(columns.shape[0]):
             x = csr_value(indptr, indices, data, r, columns[f])
-            at = _find(needed, needed_offset[f], needed_offset[f + 1], x)
+            at = sorted_position(needed, needed_offset[f], needed_offset[f + 1], x)
             if at >= 0 and range_start[at + 1] < _SCAN:
                 range_start[at + 1] += 1
                 if range_start[at + 1] == _SCAN:
@@ -233,7 +213,7 @@ def fill_rows_by_value_csr(indptr, indices, data, columns, needed, needed_offset
             break
         for f in range(columns.shape[0]):
             x = csr_value(indptr, indices, data, r, columns[f])
-            at = _find(needed, needed_offset[f], needed_offset[f + 1], x)
+            at = sorted_position(needed, needed_offset[f], needed_offset[f + 1], x)
             if at >= 0 and fill[at] < range_start[at + 1]:
                 rows[fill[at]] = r
                 fill[at] += 1
