@@ -3,11 +3,12 @@ cut with the missing rows sent each way, and the present / missing test), and th
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from _oracles import best_gain, node_samples, split_gain
 from treebound import DecisionTreeClassifier, DecisionTreeRegressor
+from treebound._flat._feature_coding import FEATURE_THRESHOLD
 
 CRITERIA = ["gini", "entropy", "sqrt", "misclassification"]
 
@@ -36,6 +37,13 @@ def _check_splits(model, X, y, w, criterion, n_classes, min_samples_leaf=1, rel=
                   full=True):
     tree = model.tree_
     samples = node_samples(tree, X)
+    # As in scikit-learn, the present values of a column spanning at most FEATURE_THRESHOLD
+    # are one value (only "present / missing" can split it); the oracle sees them so too.
+    X = X.copy()
+    for col in X.T:
+        present = ~np.isnan(col)
+        if present.any() and np.ptp(col[present]) <= FEATURE_THRESHOLD:
+            col[present] = col[present].min()
     for node in range(tree.n_nodes):
         idx = samples[node]
         oracle = best_gain(X[idx], y[idx], w[idx], criterion=criterion, n_classes=n_classes,
@@ -75,6 +83,8 @@ def test_sorted_scans_and_weights_with_missing_rows(problem, criterion, weighted
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(problem=problem_with_holes(continuous=True), splitter=st.sampled_from(["best", "hist"]))
+@example(problem=(np.array([[0.0], [5.3e-11], [np.nan], [0.0], [5.3e-11]]),
+                  np.array([0, 1, 1, 0, 0])), splitter="best")  # a column under the threshold
 def test_regression_splits_with_missing_rows(problem, splitter):
     X, y = problem
     y = y.astype(float) * 1.5 + np.nan_to_num(X[:, 0])
