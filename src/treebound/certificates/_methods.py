@@ -39,6 +39,7 @@ from treebound.certificates._counting import (
 )
 from treebound.theory._costs import CERTIFICATE_TABLE_CELLS, certificate_uses_theorem9
 from treebound.theory._fitted_shapes import subtree_structures
+from treebound.theory._pruned_shapes import pruned_log_growth_lower_bound
 from treebound.theory.bounds import PAPER_ERROR_PRIOR_RATIO, shawe_taylor_bound
 from treebound.theory.partitioning import log_growth_function_upper_bound
 from treebound.theory.tail_inversion import (
@@ -51,7 +52,7 @@ from treebound.theory.tail_inversion import (
 )
 
 __all__ = ["BoundValue", "Sample", "gather_evidence", "log_growth_bound",
-           "log_growth_lower_bound"]
+           "log_growth_lower_bound", "pruned_growth_lower_bound", "theorem9_shape"]
 
 #: Theorem 9 is computed when (tree nodes) x (parts) x (points) is below this (about 0.1 s) and
 #: its tables are estimated cheap (many-level categorical features); otherwise the closed-form
@@ -99,7 +100,7 @@ class BoundValue:
     details: dict
 
 
-def _theorem9_shape(deployed, n_points: int, multiway: bool, table_budget: int):
+def theorem9_shape(deployed, n_points: int, multiway: bool, table_budget: int):
     """The closed-form ``ln tau_T(n_points)`` of the deployed tree's shape, and the shape and
     counted features when Theorem 9's tables are affordable too (else ``None``)."""
     tree = deployed.tree
@@ -127,11 +128,13 @@ def _theorem9_shape(deployed, n_points: int, multiway: bool, table_budget: int):
 
 
 def log_growth_bound(deployed, n_points: int, multiway: bool,
-                     table_budget: int = DEFAULT_TABLE_BUDGET, cache=None) -> tuple[float, str]:
+                     table_budget: int = DEFAULT_TABLE_BUDGET, cache=None,
+                     shape=None) -> tuple[float, str]:
     """``ln tau_T(n_points)`` of the deployed tree's shape and the name of the bound used
     (``cache``: a :class:`~treebound.theory.PartitioningCache` shared by trees certified on the
-    same rows, e.g. the nested candidates of certified selection)."""
-    closed, theorem9 = _theorem9_shape(deployed, n_points, multiway, table_budget)
+    same rows, e.g. the nested candidates of certified selection; ``shape``:
+    :func:`theorem9_shape` of the same arguments, when the caller has it)."""
+    closed, theorem9 = shape or theorem9_shape(deployed, n_points, multiway, table_budget)
     if theorem9 is None:
         return closed, "leaf_assignments"
     shape, n_features = theorem9
@@ -143,7 +146,7 @@ def log_growth_bound(deployed, n_points: int, multiway: bool,
 
 
 def log_growth_lower_bound(deployed, n_points: int, multiway: bool,
-                           table_budget: int = DEFAULT_TABLE_BUDGET) -> float:
+                           table_budget: int = DEFAULT_TABLE_BUDGET, shape=None) -> float:
     """A number at most :func:`log_growth_bound`'s value, computed without Theorem 9's tables
     (certified selection skips the candidates whose certificate cannot be the smallest).
 
@@ -153,9 +156,10 @@ def log_growth_lower_bound(deployed, n_points: int, multiway: bool,
     ``L - 1`` of the ``M - 1`` gaps between them as thresholds placed in the internal nodes in
     symmetric order (the tree is then a search tree whose ``L`` leaves are the intervals), and
     labels that differ between neighbouring intervals — ``n (n - 1)^(L - 1) C(M - 1, L - 1)``
-    distinct labelings, each fixing its thresholds.
+    distinct labelings, each fixing its thresholds. (``shape``: as in
+    :func:`log_growth_bound`.)
     """
-    closed, theorem9 = _theorem9_shape(deployed, n_points, multiway, table_budget)
+    closed, theorem9 = shape or theorem9_shape(deployed, n_points, multiway, table_budget)
     if theorem9 is None:
         return closed
     n, L = deployed.n_classes, deployed.tree.n_leaves
@@ -165,6 +169,30 @@ def log_growth_lower_bound(deployed, n_points: int, multiway: bool,
                - math.lgamma(L) - math.lgamma(n_points - L + 1))
     # Theorem 9's values carry a relative error below 1e-9 (log space): keep clear of it
     return min(closed, counted * (1.0 - 1e-7))
+
+
+def pruned_growth_lower_bound(deployed, inner, n_points: int, multiway: bool,
+                              table_budget: int = DEFAULT_TABLE_BUDGET, cache=None, shape=None,
+                              inner_shape=None) -> float | None:
+    """A number at most :func:`log_growth_bound`'s value for ``deployed``, from the Theorem 9
+    tables of ``inner``, a tree on the same rows whose shape is a pruning of ``deployed``'s
+    (:func:`~treebound.theory._pruned_shapes.pruned_log_growth_lower_bound`: one evaluation of
+    ``inner``'s root when ``cache`` holds its tables); ``None`` when it does not apply (not a
+    pruning, or ``inner`` not counted by the tables). ``shape``, ``inner_shape``:
+    :func:`theorem9_shape` of each, when the caller has them."""
+    closed, theorem9 = shape or theorem9_shape(deployed, n_points, multiway, table_budget)
+    if theorem9 is None:
+        return closed
+    _, inner9 = inner_shape or theorem9_shape(inner, n_points, multiway, table_budget)
+    if inner9 is None or inner9[1] != theorem9[1] or inner.n_classes != deployed.n_classes:
+        return None
+    low = pruned_log_growth_lower_bound(theorem9[0], inner9[0], n_examples=n_points,
+                                        n_features=theorem9[1], n_classes=deployed.n_classes,
+                                        cache=cache)
+    if low is None:
+        return None
+    # Theorem 9's values carry a relative error below 1e-9 (log space): keep clear of it
+    return min(closed, low * (1.0 - 1e-7))
 
 
 def bound_hti(sample: Sample, delta: float, ghost_size: int | None,

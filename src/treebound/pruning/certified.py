@@ -52,6 +52,8 @@ from treebound.certificates._methods import (
     bound_compression,
     log_growth_bound,
     log_growth_lower_bound,
+    pruned_growth_lower_bound,
+    theorem9_shape,
 )
 from treebound.pruning._core import PruningResult, finish
 from treebound.pruning.cost_complexity import cross_validated_path, within_standard_errors
@@ -79,6 +81,9 @@ class _Candidate:
         self.half = delta / 2.0
         self.ghost = 4 * self.sample.m
         self.log_prior = log_shape_prior(tree, deployed.n_levels, multiway)
+        # the closed form and the shape Theorem 9 counts (read by every bound below)
+        self.shape = theorem9_shape(deployed, self.sample.m + self.ghost, multiway,
+                                    DEFAULT_TABLE_BUDGET)
         try:
             self.compression = bound_compression(self.sample, self.half).upper
         except NotApplicable:
@@ -90,10 +95,13 @@ class _Candidate:
             self.sample.m, n_errors=self.sample.k, log_growth=log_growth, delta=self.half,
             ghost_size=self.ghost, log_prior=self.log_prior)
 
+    def _at_most(self, hti: float) -> float:
+        return hti if self.compression is None else min(hti, self.compression)
+
     def certificate(self, cache=None) -> tuple[float, str]:
         """The certificate and the bound that gave it (``"hti"`` on ties, as ``certify``)."""
         log_growth, _ = log_growth_bound(self.sample.deployed, self.sample.m + self.ghost,
-                                         self.multiway, DEFAULT_TABLE_BUDGET, cache)
+                                         self.multiway, DEFAULT_TABLE_BUDGET, cache, self.shape)
         hti = self._hti(log_growth)
         if self.compression is not None and self.compression < hti:
             return self.compression, "compression"
@@ -104,9 +112,20 @@ class _Candidate:
         grows with the log growth function, bounded from below by
         :func:`~treebound.certificates._methods.log_growth_lower_bound`."""
         log_growth = log_growth_lower_bound(self.sample.deployed, self.sample.m + self.ghost,
-                                            self.multiway, DEFAULT_TABLE_BUDGET)
-        hti = self._hti(log_growth)
-        return hti if self.compression is None else min(hti, self.compression)
+                                            self.multiway, DEFAULT_TABLE_BUDGET, self.shape)
+        return self._at_most(self._hti(log_growth))
+
+    def lower_bound_from(self, inner: _Candidate, cache) -> float | None:
+        """A lower bound of the certificate from the tables of ``inner``, a candidate whose
+        certificate was computed with ``cache`` and whose shape is a pruning of this one's
+        (:func:`~treebound.certificates._methods.pruned_growth_lower_bound`); ``None`` when
+        that does not apply."""
+        if inner.sample.deployed.tree.n_leaves >= self.sample.deployed.tree.n_leaves:
+            return None
+        log_growth = pruned_growth_lower_bound(
+            self.sample.deployed, inner.sample.deployed, self.sample.m + self.ghost,
+            self.multiway, DEFAULT_TABLE_BUDGET, cache, self.shape, inner.shape)
+        return None if log_growth is None else self._at_most(self._hti(log_growth))
 
 
 def candidate_certificate(tree, X, y, *, delta: float = 0.05, cache=None) -> tuple[float, str]:
@@ -193,7 +212,10 @@ def prune_certified(tree, fold_trees, X, y, *, n_se: float = 0.0, risk: str = "e
         error)`` of every tree of the path, as for ``"ccp_cv"``; ``info`` has the CV path
         (``alphas``, ``cv_error``, ``cv_se``, ``index_min``), the candidates (``candidates``:
         their indices in the path, then ``len(path) + j`` for the ``j``-th optimal tree;
-        ``certificate_lower_bounds``; ``certificates`` and ``certificate_methods``, the
+        ``certificate_lower_bounds``, the bounds the selection skips candidates by, tightened
+        from a smaller candidate's tables where it is a pruning of the candidate, and for a
+        band of one its certificate (no bound is needed); ``certificates`` and
+        ``certificate_methods``, the
         certificate and the bound ``"auto"`` chose for each, ``None`` for a candidate skipped
         because its lower bound is above the smallest certificate), ``chosen`` (the chosen
         tree's index in that numbering) and, with ``optimal``, ``optimal_candidates`` (the
@@ -243,25 +265,40 @@ def prune_certified(tree, fold_trees, X, y, *, n_se: float = 0.0, risk: str = "e
         return tree.collapse(seq.make_leaf(k))[0] if k < n_path else extra[k - n_path].tree
 
     # Branch and bound: every candidate's certificate has a lower bound that needs no Theorem 9
-    # table (the tables are the cost); the exact certificates are computed in the order of those
-    # bounds, until the next bound is above the smallest certificate found, which then no
+    # table (the tables are the cost); the exact certificates are computed smallest lower bound
+    # first, until the next bound is above the smallest certificate found, which then no
     # candidate left can beat (nor tie: ties go to the smaller tree, and a tie would need the
-    # bound to equal the certificate). Ties: fewer leaves, then the path's tree.
+    # bound to equal the certificate). Once a candidate's tables are computed, every larger
+    # candidate it is a pruning of gets the tighter bound read from them. Ties: fewer leaves,
+    # then the path's tree.
     trees = [candidate_tree(k) for k in band.tolist()]
     rank = [(t.n_leaves, int(k >= n_path)) for t, k in zip(trees, band.tolist(), strict=True)]
     candidates = [_Candidate(t, X, y, delta) for t in trees]
     cache = PartitioningCache() if cache is None else cache
     with unlimited():  # sized by the rows and the table budget, like certify_deployed
-        lower = [c.lower_bound() for c in candidates]
+        # a single candidate is chosen whatever its bound: none is computed (its certificate
+        # is reported as its bound below)
+        lower = ([c.lower_bound() for c in candidates] if len(candidates) > 1
+                 else [-math.inf])
         certificates: list = [None] * len(band)
         methods: list = [None] * len(band)
         best = None  # (certificate, leaves, optimal?) of the best candidate so far, its position
-        for i in sorted(range(len(band)), key=lambda i: (lower[i], *rank[i])):
+        left = set(range(len(band)))
+        while left:
+            i = min(left, key=lambda i: (lower[i], *rank[i]))
             if best is not None and lower[i] > best[0][0]:
                 break
+            left.discard(i)
             certificates[i], methods[i] = candidates[i].certificate(cache)
             best = min(best or ((math.inf,), -1), ((certificates[i], *rank[i]), i))
+            for j in left:
+                if lower[j] <= best[0][0]:  # not yet beaten: a tighter bound may skip it
+                    from_i = candidates[j].lower_bound_from(candidates[i], cache)
+                    if from_i is not None:
+                        lower[j] = max(lower[j], from_i)
     position = best[1]
+    if len(band) == 1:
+        lower = [certificates[0]]
     chosen = int(band[position])
     path = list(zip(seq.n_leaves.tolist(), cv_error.tolist(), strict=True))
     info = {"alphas": seq.alphas.tolist(), "cv_error": cv_error.tolist(), "cv_se": se.tolist(),
