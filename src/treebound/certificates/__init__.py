@@ -40,19 +40,21 @@ from __future__ import annotations
 import copy
 import math
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 from sklearn.base import is_regressor
 
 from treebound._flat._labels import label_indices, label_vector, unknown_labels
+from treebound._flat._sklearn_view import as_flat
 from treebound._format import format_bound, format_count, promises_nothing
 from treebound._resources import unlimited
 from treebound._validation import check_integer
 from treebound.certificates._adapters import _is_treebound_classifier, deployed_tree
 from treebound.certificates._certificate import Certificate, unavailable_certificate
-from treebound.certificates._counting import undeclared_message
+from treebound.certificates._counting import may_grow_multiway, undeclared_message
 from treebound.certificates._deployed import DeployedTree, treebound_deployed
+from treebound.certificates._memo import CertifiedTrees, reusable
 from treebound.certificates._methods import (
     DEFAULT_TABLE_BUDGET,
     TRAINING_METHODS,
@@ -455,11 +457,13 @@ def fit_certificate(model, features: np.ndarray, y_idx: np.ndarray, *, cache=Non
         delta = output_delta(0.05, y_idx.shape[1])
         return [_pending(OutputView(model, k), features, y_idx[:, k], delta, defer)
                 for k in range(y_idx.shape[1])]
-    pending = _pending(model, features, y_idx, 0.05, defer)
+    known = cache.recall(as_flat(model.tree_)) if isinstance(cache, CertifiedTrees) else None
+    pending = _pending(model, features, y_idx, 0.05, defer, known)
     return pending if cache is None else pending.resolve(cache)
 
 
-def _pending(model, features, y_idx, delta: float, defer: bool) -> PendingCertificate:
+def _pending(model, features, y_idx, delta: float, defer: bool,
+             known=None) -> PendingCertificate:
     if defer:
         # the model as fitted: a shallow copy keeps its parameters (set_params before the
         # first read changes nothing); an earlier fit's certificate is not kept alive
@@ -467,18 +471,23 @@ def _pending(model, features, y_idx, delta: float, defer: bool) -> PendingCertif
         fitted.__dict__.pop("_certificate", None)
         return PendingCertificate(None, DEFAULT_TABLE_BUDGET, delta=delta,
                                   deferred=(fitted, features, y_idx))
-    sample, refused = _evidence(model, features, y_idx, delta)
+    sample, refused = _evidence(model, features, y_idx, delta, known)
     return PendingCertificate(sample, DEFAULT_TABLE_BUDGET, refused, delta)
 
 
-def _evidence(model, features, y_idx, delta: float):
+def _evidence(model, features, y_idx, delta: float, known=None):
     """The evidence pass: the sample with its evidence, or the refusal of a fit that cannot
-    be certified (its certificate)."""
+    be certified (its certificate). ``known``: a sample of the same tree on the same rows
+    whose evidence a selection gathered (:class:`~treebound.certificates._memo.
+    CertifiedTrees`), used when it counts the same class."""
     deployed = treebound_deployed(model, features, n_fit_rows=features.shape[0])
     refused = undeclared_message(deployed.n_levels, _feature_names(deployed))
     if refused is not None:
         return None, unavailable_certificate(refused, delta, int(features.shape[0]),
                                              int(deployed.tree.n_leaves))
+    if known is not None and deployed.family == "treebound" and reusable(
+            known, deployed, y_idx, may_grow_multiway(model, deployed.n_levels)):
+        return replace(known, deployed=replace(deployed, features=None, model=None)), None
     with unlimited():
         return gather_evidence(_sample(deployed, y_idx), auto_pair(deployed)), None
 

@@ -52,7 +52,8 @@ from treebound.theory.tail_inversion import (
 )
 
 __all__ = ["BoundValue", "Sample", "gather_evidence", "log_growth_bound",
-           "log_growth_lower_bound", "pruned_growth_lower_bound", "theorem9_shape"]
+           "hti_key", "log_growth_lower_bound", "pruned_growth_lower_bound",
+           "theorem9_shape"]
 
 #: Theorem 9 is computed when (tree nodes) x (parts) x (points) is below this (about 0.1 s) and
 #: its tables are estimated cheap (many-level categorical features); otherwise the closed-form
@@ -197,21 +198,34 @@ def pruned_growth_lower_bound(deployed, inner, n_points: int, multiway: bool,
 
 def bound_hti(sample: Sample, delta: float, ghost_size: int | None,
               table_budget: int = DEFAULT_TABLE_BUDGET, cache=None) -> BoundValue:
+    ghost = 4 * sample.m if ghost_size is None else ghost_size
+    known = sample.evidence.get("hti", {}).get(hti_key(delta, ghost, table_budget))
     return hti_from_counts(sample.deployed, sample.m, sample.k, sample.multiway, delta,
-                           ghost_size, table_budget, cache)
+                           ghost_size, table_budget, cache, known)
+
+
+def hti_key(delta: float, ghost: int, table_budget: int) -> tuple:
+    """Key of ``Sample.evidence["hti"]``: ``(log_growth, growth_bound, upper)`` of the ``hti``
+    bound a selection already computed on the sample (certified selection's chosen tree)."""
+    return (float(delta), int(ghost), int(table_budget))
 
 
 def hti_from_counts(deployed, m: int, k: int, multiway: bool, delta: float,
                     ghost_size: int | None,
-                    table_budget: int = DEFAULT_TABLE_BUDGET, cache=None) -> BoundValue:
+                    table_budget: int = DEFAULT_TABLE_BUDGET, cache=None,
+                    known=None) -> BoundValue:
     """The ``hti`` bound from the counts alone: ``m`` rows, ``k`` errors, the tree's shape
-    (``cache``: as in :func:`log_growth_bound`)."""
+    (``cache``: as in :func:`log_growth_bound`; ``known``: ``(log_growth, growth_bound,
+    upper)`` already computed for these arguments, see :func:`hti_key`)."""
     ghost = 4 * m if ghost_size is None else ghost_size  # an int (certify checks it)
-    log_growth, how = log_growth_bound(deployed, m + ghost, multiway, table_budget, cache)
     log_prior = log_shape_prior(deployed.tree, deployed.n_levels, multiway)
-    upper = hypergeometric_tail_inversion_bound(m, n_errors=k, log_growth=log_growth, delta=delta,
-                                                ghost_size=ghost,
-                                                log_prior=log_prior)
+    if known is not None:
+        log_growth, how, upper = known
+    else:
+        log_growth, how = log_growth_bound(deployed, m + ghost, multiway, table_budget, cache)
+        upper = hypergeometric_tail_inversion_bound(m, n_errors=k, log_growth=log_growth,
+                                                    delta=delta, ghost_size=ghost,
+                                                    log_prior=log_prior)
     lower = hypergeometric_tail_inversion_lower_bound(m, n_errors=k, log_growth=log_growth,
                                                       delta=delta, ghost_size=ghost,
                                                       log_prior=log_prior)

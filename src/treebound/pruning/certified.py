@@ -43,13 +43,16 @@ import numpy as np
 
 from treebound._flat._sklearn_view import as_flat
 from treebound._resources import unlimited
+from treebound.certificates._compression import compress
 from treebound.certificates._counting import log_shape_prior, seen_levels
 from treebound.certificates._deployed import DeployedTree, treebound_midpoint
+from treebound.certificates._memo import CertifiedTrees
 from treebound.certificates._methods import (
     DEFAULT_TABLE_BUDGET,
     NotApplicable,
     Sample,
     bound_compression,
+    hti_key,
     log_growth_bound,
     log_growth_lower_bound,
     pruned_growth_lower_bound,
@@ -76,7 +79,11 @@ class _Candidate:
             midpoint=treebound_midpoint, family="treebound", n_fit_rows=int(y.shape[0]),
             model=SimpleNamespace(categorical_split="multiway" if multiway else "binary"),
             n_levels=seen_levels(tree.n_categories))
-        self.sample = Sample(deployed, y, deployed.predict_index() != y)
+        wrong = deployed.predict_index() != y
+        # the compression set as evidence: certificate_ reuses it for the chosen tree
+        self.sample = Sample(deployed, y, wrong, {"multiway": multiway,
+                                                   "compression": compress(deployed, wrong,
+                                                                           multiway)})
         self.multiway = multiway
         self.half = delta / 2.0
         self.ghost = 4 * self.sample.m
@@ -100,9 +107,13 @@ class _Candidate:
 
     def certificate(self, cache=None) -> tuple[float, str]:
         """The certificate and the bound that gave it (``"hti"`` on ties, as ``certify``)."""
-        log_growth, _ = log_growth_bound(self.sample.deployed, self.sample.m + self.ghost,
-                                         self.multiway, DEFAULT_TABLE_BUDGET, cache, self.shape)
+        log_growth, how = log_growth_bound(self.sample.deployed, self.sample.m + self.ghost,
+                                           self.multiway, DEFAULT_TABLE_BUDGET, cache,
+                                           self.shape)
         hti = self._hti(log_growth)
+        # kept with the evidence: certificate_ of the chosen tree reads it (the same numbers)
+        self.sample.evidence.setdefault("hti", {})[
+            hti_key(self.half, self.ghost, DEFAULT_TABLE_BUDGET)] = (log_growth, how, hti)
         if self.compression is not None and self.compression < hti:
             return self.compression, "compression"
         return hti, "hti"
@@ -314,10 +325,16 @@ def prune_certified(tree, fold_trees, X, y, *, n_se: float = 0.0, risk: str = "e
             for c, e, s in zip(extra, all_error[n_path:], all_se[n_path:], strict=True)]
         info["chosen_optimal"] = chosen >= n_path
     if chosen < n_path:
-        return finish(tree, seq.make_leaf(chosen), "certified", path, certificates[position],
-                      started, info)
-    return PruningResult(tree=trees[position], make_leaf=np.zeros(tree.n_nodes, dtype=bool),
-                         old_to_new=np.full(tree.n_nodes, -1, dtype=np.int64),
-                         method="certified", path=tuple((int(n), float(e)) for n, e in path),
-                         objective=float(certificates[position]),
-                         time=time.perf_counter() - started, info=info)
+        result = finish(tree, seq.make_leaf(chosen), "certified", path, certificates[position],
+                        started, info)
+    else:
+        result = PruningResult(tree=trees[position],
+                               make_leaf=np.zeros(tree.n_nodes, dtype=bool),
+                               old_to_new=np.full(tree.n_nodes, -1, dtype=np.int64),
+                               method="certified",
+                               path=tuple((int(n), float(e)) for n, e in path),
+                               objective=float(certificates[position]),
+                               time=time.perf_counter() - started, info=info)
+    if isinstance(cache, CertifiedTrees):  # the estimator's certificate_ reads its evidence
+        cache.remember(result.tree, candidates[position].sample)
+    return result

@@ -27,7 +27,7 @@ from treebound._flat._outputs import (
 )
 from treebound._validation import InstanceOf, Options, check_sample_weight
 from treebound.certificates import fit_certificate
-from treebound.theory import PartitioningCache
+from treebound.certificates._memo import CertifiedTrees
 from treebound.tree._builder import (
     CLASSIFICATION_CRITERIA,
 )
@@ -337,7 +337,7 @@ default=None
             raise ValueError("class_weight and sample_weight leave no row with positive weight")
         # certified selection computes the candidates' Theorem 9 tables on these rows: the
         # certificate is computed from them at the end of fit rather than again on first read
-        cache = PartitioningCache() if self.pruning == "certified" else None
+        cache = CertifiedTrees() if self.pruning == "certified" else None
         self._fit_encoded(X_enc, y_enc, grow_weights, self.n_classes_, cache)
         # Every row given with positive sample_weight counts once: the certificate is on the
         # rows, whatever their weights (class_weight changes the tree, not the evidence).

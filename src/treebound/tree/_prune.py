@@ -25,9 +25,9 @@ from treebound._flat._sklearn_view import SklearnTree, as_flat
 from treebound._flat._storage import Tree
 from treebound._validation import check_sample_weight
 from treebound.certificates import fit_certificate
+from treebound.certificates._memo import CertifiedTrees
 from treebound.pruning._dispatch import run_pruning, weights_are_uniform, withhold_weighted_bound
 from treebound.pruning._registry import pruning_method, resolve_params
-from treebound.theory import PartitioningCache
 from treebound.tree._classes import growth_settings, set_pruning_state
 from treebound.tree._fit import regrow_function
 
@@ -126,7 +126,7 @@ default="bound"
         grow_fn = regrow_function(n_categories, settings, n_classes)
 
     if method == "certified" and cache is None:
-        cache = PartitioningCache()  # the candidates' tables, then the pruned tree's certificate
+        cache = CertifiedTrees()  # the candidates' tables, then the pruned tree's certificate
     result = run_pruning(tree, method, params, X=X_enc, y=y_enc, sample_weight=weights,
                          grow=grow_fn, seed=seed, cache=cache)
     # an objective read from the node statistics is void when weights differ between rows
