@@ -8,6 +8,7 @@ import pytest
 MODULES = [
     "treebound.theory.structures",
     "treebound.theory._fitted_shapes",
+    "treebound.theory._pruned_shapes",
     "treebound.theory._cache",
     "treebound.theory._regimes",
     "treebound.theory.combinatorics",
@@ -19,6 +20,7 @@ MODULES = [
     "treebound.theory._hypergeometric",
     "treebound.certificates",
     "treebound.certificates._certificate",
+    "treebound.certificates._memo",
     "treebound._format",
     "treebound.certificates._rows",
     "treebound.certificates._stored",
