@@ -457,8 +457,11 @@ def grow_tree(codes, codes_t, n_codes, kind, lo_values, hi_values, value_offset,
         max_children = max(2, int(n_codes[categorical].max()))
     # largest code count of a histogram-searched feature (sizes the scratch)
     max_codes = max(2, int(n_codes[searched].max())) if searched.any() else 2
+    # the extended search (monotonic constraints, extra criteria) always takes the categorical
+    # scratch: one compiled variant of that slower path instead of two
     search, cat, split = new_scratch(n, n_features, max_codes, max_children, width,
-                                     layout.n_block, bool(categorical.any()), seed)
+                                     layout.n_block, bool(categorical.any()) or ext is not None,
+                                     seed)
     order = SampleOrder(
         samples=np.arange(n, dtype=np.int32).reshape(1, n),
         presorted=presort_rows(codes, n_codes, layout.presort_row, layout.n_presorted),
