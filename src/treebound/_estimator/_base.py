@@ -18,7 +18,7 @@ from treebound._flat._sparse import is_sparse
 from treebound._validation import validate_parameters
 from treebound.theory.structures import TreeStructure
 
-__all__ = ["BaseTreeEstimator", "TreeClassifierMixin", "check_two_dimensional"]
+__all__ = ["BaseTreeEstimator", "TreeClassifierMixin", "check_fit_columns", "check_two_dimensional"]
 
 
 def check_two_dimensional(X, sparse: bool = False) -> None:
@@ -37,6 +37,23 @@ def check_two_dimensional(X, sparse: bool = False) -> None:
         )
 
 
+def check_fit_columns(model, X) -> None:
+    """What ``validate_data(model, X, reset=True, skip_check_array=True)`` does in ``fit``:
+    ``n_features_in_`` and ``feature_names_in_`` (the column names of a DataFrame, none for an
+    array). A plain 2-D array has no names: set directly, as scikit-learn sets them (its check
+    of dataframe libraries costs more than the rest of the checks of a small fit)."""
+    if type(X) is np.ndarray and X.ndim == 2:
+        model.__dict__.pop("feature_names_in_", None)
+        model.n_features_in_ = X.shape[1]
+        return
+    validate_data(model, X, reset=True, skip_check_array=True)
+
+
+#: Types of parameter values whose acceptance depends on type and value only.
+_PLAIN_TYPES = frozenset((type(None), str, bool, int, float))
+#: ``(estimator class, ((type, value), ...)) -> the constraints that accepted them``.
+_ACCEPTED_PARAMS: dict = {}
+
 
 @functools.cache
 def _param_names(cls) -> tuple[str, ...]:
@@ -54,8 +71,19 @@ class BaseTreeEstimator(BaseEstimator):
 
     def _validate_stored_params(self) -> None:
         # get_params(deep=False) reads the same attributes but inspects the signature each call
-        params = {name: getattr(self, name) for name in _param_names(type(self))}
-        validate_parameters(type(self).__name__, params, self._parameter_constraints)
+        cls, constraints = type(self), self._parameter_constraints
+        params = {name: getattr(self, name) for name in _param_names(cls)}
+        # Plain values (None, str, bool, int, float; the type is in the key, so True is not 1)
+        # accepted once by these constraints are accepted again without the checks: refits
+        # and fits of many estimators with the same parameters validate them once.
+        key = None
+        if all(type(v) in _PLAIN_TYPES for v in params.values()):
+            key = (cls, tuple((type(v), v) for v in params.values()))
+            if _ACCEPTED_PARAMS.get(key) is constraints:
+                return
+        validate_parameters(cls.__name__, params, constraints)
+        if key is not None and len(_ACCEPTED_PARAMS) < 256:
+            _ACCEPTED_PARAMS[key] = constraints
 
     #: Whether NaN in X is a missing value the tree routes (else it is refused).
     _accepts_missing = False

@@ -231,11 +231,29 @@ class FeatureEncoder:
         ``categorical_levels``: column name or index -> number of levels, or the list of the
         levels (the estimators' parameter); a column absent from it takes its declared levels
         from its dtype (:func:`_declared_count`)."""
+        encoder, X_enc, _ = cls._fit(X, categorical_mask, categorical_levels, None)
+        return encoder, X_enc
+
+    @classmethod
+    def fit_checked(cls, X, categorical_mask: np.ndarray, categorical_levels=None, *,
+                    limit: float) -> tuple[FeatureEncoder, np.ndarray, int | None]:
+        """:meth:`fit`, and the :func:`~treebound._kernels.value_checks.value_flags` of the
+        numeric columns of the encoded ``X`` against ``limit`` (NaN present, a value beyond
+        ``limit``): ``(encoder, encoded X, flags)``, flags None for a sparse ``X``.
+
+        A plain float64 array is checked for infinity and read for the flags in the same
+        pass: no second pass over the rows."""
+        return cls._fit(X, categorical_mask, categorical_levels, limit)
+
+    @classmethod
+    def _fit(cls, X, categorical_mask, categorical_levels, limit):
         names = column_names(X)
         levels = resolve_levels(categorical_levels, names, categorical_mask)
         if not categorical_mask.any() and not isinstance(X, pd.DataFrame):
-            X_enc = _numeric_matrix(X, "csc")
-            return cls([None] * X_enc.shape[1], names), X_enc
+            X_enc, flags = _numeric_matrix_flags(X, "csc", np.inf if limit is None else limit)
+            if limit is not None and flags is None and not is_sparse(X_enc):
+                flags = value_flags(X_enc, _ALL_COLUMNS, limit)
+            return cls([None] * X_enc.shape[1], names), X_enc, flags
         X = _as_table(X)
         n, d = X.shape
         _check_nonempty(n, d)
@@ -270,7 +288,11 @@ class FeatureEncoder:
             X_enc[:, j] = codes
             categories.append(cats)
             declared.append(count)
-        return cls(categories, names, declared), X_enc
+        flags = None
+        if limit is not None:
+            numeric = np.flatnonzero(~np.asarray(categorical_mask, dtype=bool))
+            flags = value_flags(X_enc, numeric.astype(np.int64), limit) if numeric.size else 0
+        return cls(categories, names, declared), X_enc, flags
 
     def transform(self, X, handle_unknown: str = "error") -> np.ndarray:
         """Encode new data with the categories learned in :meth:`fit`.
@@ -416,18 +438,25 @@ _ALL_COLUMNS = np.empty(0, dtype=np.int64)
 def _numeric_matrix(X, layout: str = "csr"):
     """A numeric matrix as float64 (NaN: missing); a sparse ``X`` in ``layout`` (or dense when
     small: :func:`~treebound._flat._sparse.sparse_features`)."""
+    return _numeric_matrix_flags(X, layout, np.inf)[0]
+
+
+def _numeric_matrix_flags(X, layout: str, limit: float):
+    """:func:`_numeric_matrix` and, when it read them, the value flags of ``X`` against
+    ``limit`` (None when ``X`` was converted)."""
     if is_sparse(X):
-        return sparse_features(X, layout)
+        return sparse_features(X, layout), None
     # a C-contiguous float64 X is used as it is (no copy): predict reads it in place. Such an
     # X without infinity is what check_array would return unchanged; one compiled pass says so
     # (check_array's own checks cost more than coding a small X); any other X goes through it,
     # which also words its errors.
     if (type(X) is np.ndarray and X.dtype == np.float64 and X.ndim == 2
-            and X.flags.c_contiguous and X.shape[0] > 0 and X.shape[1] > 0
-            and not value_flags(X, _ALL_COLUMNS, np.inf) & HAS_INFINITE):
-        return X
+            and X.flags.c_contiguous and X.shape[0] > 0 and X.shape[1] > 0):
+        flags = value_flags(X, _ALL_COLUMNS, limit)
+        if not flags & HAS_INFINITE:
+            return X, flags
     return check_array(X, dtype=np.float64, order="C", ensure_all_finite="allow-nan",
-                       ensure_2d=True, accept_sparse=False, input_name="X")
+                       ensure_2d=True, accept_sparse=False, input_name="X"), None
 
 
 def _as_table(X):

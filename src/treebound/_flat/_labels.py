@@ -93,16 +93,44 @@ def fit_labels(y, n_samples: int, owner: str,
                              f"{_first_of_each(y)}): use one label type")
     if not plain:
         check_classification_targets(y)
-    try:
-        classes, indices = np.unique(y, return_inverse=True)
-    except TypeError as exc:
-        raise TypeError(f"class labels cannot be ordered ({exc}); use one label type") from None
+    if y.ndim == 1 and y.dtype.kind in "iu" and y.shape[0]:
+        classes, indices = _small_integer_labels(y)
+    else:
+        classes, indices = None, None
+    if classes is None:
+        try:
+            classes, indices = np.unique(y, return_inverse=True)
+        except TypeError as exc:
+            raise TypeError(f"class labels cannot be ordered ({exc}); use one label type") \
+                from None
     if classes.shape[0] < min_classes:
         raise ValueError(
             f"y contains only one class ({classes[0]!r}): a classifier needs samples of at "
             "least 2 classes"
         )
     return classes, indices.astype(np.int32)
+
+
+def _small_integer_labels(y: np.ndarray):
+    """``np.unique(y, return_inverse=True)`` of integer labels spanning a small range, by
+    counting instead of sorting; ``(None, None)`` when the range is too wide to count.
+
+    >>> classes, indices = _small_integer_labels(np.array([7, 3, 7, 5]))
+    >>> classes.tolist(), indices.tolist()
+    ([3, 5, 7], [2, 0, 2, 1])
+    """
+    low, high = int(y.min()), int(y.max())
+    if high - low > 2 * y.shape[0] + 1024:
+        return None, None
+    # unsigned: y - low stays in range; signed: in int64 (int8 -128 .. 127 spans 255)
+    offset = (y - y.dtype.type(low) if y.dtype.kind == "u"
+              else y.astype(np.int64) - low).astype(np.intp, copy=False)
+    present = np.flatnonzero(np.bincount(offset, minlength=high - low + 1))
+    index_of = np.zeros(high - low + 1, dtype=np.intp)
+    index_of[present] = np.arange(present.shape[0])
+    classes = (present.astype(y.dtype) + y.dtype.type(low) if y.dtype.kind == "u"
+               else (present + low).astype(y.dtype))
+    return classes, index_of[offset]
 
 
 def label_vector(y) -> np.ndarray:

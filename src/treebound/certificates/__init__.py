@@ -43,7 +43,7 @@ import warnings
 from dataclasses import dataclass, replace
 
 import numpy as np
-from sklearn.base import is_regressor
+from sklearn.base import BaseEstimator, is_regressor
 
 from treebound._flat._labels import label_indices, label_vector, unknown_labels
 from treebound._flat._sklearn_view import as_flat
@@ -467,12 +467,24 @@ def _pending(model, features, y_idx, delta: float, defer: bool,
     if defer:
         # the model as fitted: a shallow copy keeps its parameters (set_params before the
         # first read changes nothing); an earlier fit's certificate is not kept alive
-        fitted = copy.copy(model)
+        fitted = _shallow_copy(model)
         fitted.__dict__.pop("_certificate", None)
         return PendingCertificate(None, DEFAULT_TABLE_BUDGET, delta=delta,
                                   deferred=(fitted, features, y_idx))
     sample, refused = _evidence(model, features, y_idx, delta, known)
     return PendingCertificate(sample, DEFAULT_TABLE_BUDGET, refused, delta)
+
+
+def _shallow_copy(model):
+    """``copy.copy(model)``; a scikit-learn estimator's state is its ``__dict__`` (its
+    ``__getstate__`` copies it, its ``__setstate__`` updates the new one's from it, outside
+    scikit-learn's own modules), copied here without the round trip through the pickle
+    protocol."""
+    if isinstance(model, BaseEstimator) and not type(model).__module__.startswith("sklearn."):
+        fitted = object.__new__(type(model))
+        fitted.__dict__.update(model.__dict__)
+        return fitted
+    return copy.copy(model)
 
 
 def _evidence(model, features, y_idx, delta: float, known=None):

@@ -344,6 +344,10 @@ def _to_tree(ni, nf, nv, map_pool, n_categories, regression: bool, missing_code,
             categorical_missing.append((node, map_pool[old_offsets[node] + width]))
     category_child = np.concatenate(pieces) if pieces else np.empty(0, dtype=np.int64)
     value = _node_values(nf, nv, regression, n_outputs, classes, criterion, monotonic)
+    numeric_test = internal & (category_offset < 0)
+    # growth decided every numeric test's missing child; the default rule (Tree.missing_child)
+    # is needed only for categorical tests
+    categorical_test = bool((internal & ~numeric_test).any())
     tree = Tree(
         first_child=first_child,
         n_children=np.where(internal, ni[:, _layout.I_N_CHILDREN], 0).astype(np.int64),
@@ -358,9 +362,12 @@ def _to_tree(ni, nf, nv, map_pool, n_categories, regression: bool, missing_code,
         weighted_n_node_samples=nf[:, _layout.F_WEIGHT].copy(),
         n_categories=np.asarray(n_categories, dtype=np.int64).copy(),
         task="regression" if regression else "classification",
+        missing_child=None if categorical_test else missing_child.astype(np.int64),
     )
+    if not categorical_test:
+        return tree
     default = tree.missing_child  # the rule for nodes without missing rows
-    missing_child = np.where(internal & (category_offset < 0), missing_child, default)
+    missing_child = np.where(numeric_test, missing_child, default)
     for node, slot in categorical_missing:
         missing_child[node] = slot
     tree.missing_child = missing_child.astype(np.int64)

@@ -329,11 +329,13 @@ default=None
             y_enc = self._encode_target(y, X_enc.shape[0])
             self.n_outputs_ = 1
             self.n_classes_ = int(self.classes_.shape[0])
-            labels = self.classes_[y_enc]
+            # the labels are read by class_weight only
+            labels = None if self.class_weight is None else self.classes_[y_enc]
         weights = check_sample_weight(sample_weight, X_enc.shape[0])
         factors = class_weight_factors(self.class_weight, labels)
         grow_weights = weights if factors is None else weights * factors
-        if not np.any(grow_weights > 0):
+        # check_sample_weight leaves a positive weight: only the factors can remove the last
+        if factors is not None and not np.any(grow_weights > 0):
             raise ValueError("class_weight and sample_weight leave no row with positive weight")
         # certified selection computes the candidates' Theorem 9 tables on these rows: the
         # certificate is computed from them at the end of fit rather than again on first read
@@ -341,8 +343,8 @@ default=None
         self._fit_encoded(X_enc, y_enc, grow_weights, self.n_classes_, cache)
         # Every row given with positive sample_weight counts once: the certificate is on the
         # rows, whatever their weights (class_weight changes the tree, not the evidence).
-        positive = weights > 0
-        if positive.all():  # no copy in the usual case (indexing a sparse X copies it)
+        positive = None if sample_weight is None else weights > 0  # None: all rows
+        if positive is None or positive.all():  # no copy (indexing a sparse X copies it)
             self.certificate_ = fit_certificate(self, X_enc, y_enc, cache=cache)
         else:
             self.certificate_ = fit_certificate(self, X_enc[positive], y_enc[positive],

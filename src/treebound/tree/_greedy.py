@@ -13,16 +13,24 @@ import warnings
 
 import numpy as np
 from sklearn.utils import check_random_state
-from sklearn.utils.validation import validate_data
 
-from treebound._estimator._base import BaseTreeEstimator, check_two_dimensional
+from treebound._estimator._base import (
+    BaseTreeEstimator,
+    check_fit_columns,
+    check_two_dimensional,
+)
 from treebound._flat._encoding import HANDLE_UNKNOWN, FeatureEncoder, resolve_categorical
-from treebound._flat._sparse import is_sparse
+from treebound._kernels.value_checks import HAS_NAN
 from treebound._validation import InstanceOf, Interval, Options, RealNotInt, external_stacklevel
 from treebound.pruning._registry import METHODS as PRUNING_METHODS
 from treebound.tree._builder import CATEGORICAL_SPLITS, GROWTH_POLICIES, SPLITTERS, GrowthSettings
 from treebound.tree._fit import fit_tree
-from treebound.tree._sklearn_api import SklearnTreeMixin, check_float32_range
+from treebound.tree._sklearn_api import (
+    FLOAT32_MAX,
+    SklearnTreeMixin,
+    check_float32_range,
+    refuse_beyond_float32,
+)
 
 __all__ = ["COMMON_CONSTRAINTS", "ESTIMATOR_SPLITTERS", "GreedyTree", "auto_leaf_budget",
            "growth_settings", "set_pruning_state"]
@@ -232,13 +240,20 @@ class GreedyTree(SklearnTreeMixin, BaseTreeEstimator):
 
     def _encode_fit(self, X):
         check_two_dimensional(X, sparse=True)
-        validate_data(self, X, reset=True, skip_check_array=True)
+        check_fit_columns(self, X)
         n_features = self.n_features_in_
         mask = resolve_categorical(X, self.categorical_features, n_features)
-        encoder, X_enc = FeatureEncoder.fit(X, mask, self.categorical_levels)
-        check_float32_range(X_enc, encoder.n_categories)
+        # one pass over the rows checks them against float32's range and sees the NaN
+        encoder, X_enc, flags = FeatureEncoder.fit_checked(X, mask, self.categorical_levels,
+                                                           limit=FLOAT32_MAX)
+        if flags is None:  # a sparse X: its stored values (no missing value)
+            check_float32_range(X_enc, encoder.n_categories)
+        else:
+            refuse_beyond_float32(flags)
         self.encoder_ = encoder
         self.max_features_ = resolved_max_features(self.max_features, n_features)
+        # whether the rows held a missing value: the exporters then say where missing values go
+        self._missing_in_fit = flags is not None and bool(flags & HAS_NAN)
         return X_enc
 
     def _encode(self, X) -> np.ndarray:
@@ -253,8 +268,6 @@ class GreedyTree(SklearnTreeMixin, BaseTreeEstimator):
                                 pruning_params=self.pruning_params,
                                 ccp_alpha=float(self.ccp_alpha), cache=cache)
         self.tree_ = tree
-        # whether the rows held a missing value: the exporters then say where missing values go
-        self._missing_in_fit = not is_sparse(X_enc) and bool(np.isnan(X_enc).any())
         set_pruning_state(self, result)
         return self
 

@@ -20,7 +20,7 @@ from treebound._kernels.value_checks import HAS_BEYOND_LIMIT, HAS_INFINITE, valu
 from treebound.pruning.cost_complexity import cost_complexity_path
 
 __all__ = ["FLOAT32_MAX", "SklearnTreeMixin", "check_float32_range", "check_target_not_sparse",
-           "class_weight_factors"]
+           "class_weight_factors", "refuse_beyond_float32"]
 
 #: scikit-learn reads ``X`` as float32: larger magnitudes are refused, with its message.
 FLOAT32_MAX = float(np.finfo(np.float32).max)
@@ -50,7 +50,14 @@ def check_float32_range(X_enc: np.ndarray, n_categories: np.ndarray) -> None:
             values = np.ascontiguousarray(values).reshape(values.shape[0], -1)
         columns = (np.empty(0, dtype=np.int64) if numeric.all()
                    else np.flatnonzero(numeric).astype(np.int64))
-    if value_flags(values, columns, FLOAT32_MAX) & (HAS_INFINITE | HAS_BEYOND_LIMIT):
+    refuse_beyond_float32(value_flags(values, columns, FLOAT32_MAX))
+
+
+def refuse_beyond_float32(flags: int) -> None:
+    """scikit-learn's ``ValueError`` when the :func:`~treebound._kernels.value_checks.
+    value_flags` of the numeric values against :data:`FLOAT32_MAX` found infinity or a larger
+    value (:func:`check_float32_range` from flags already read)."""
+    if flags & (HAS_INFINITE | HAS_BEYOND_LIMIT):
         raise ValueError("Input X contains infinity or a value too large for "
                          "dtype('float32').")
 
