@@ -32,7 +32,6 @@ from treebound._kernels.coding_passes import (
     gather_codes_t,
     narrow_codes,
     offset_codes,
-    transpose_columns,
     widen_codes,
 )
 from treebound._kernels.growth_state import KIND_CATEGORICAL, KIND_HISTOGRAM, KIND_PRESORTED
@@ -145,9 +144,8 @@ def code_features(X_enc: np.ndarray, n_categories: np.ndarray, splitter: str, ma
         pools_hi.append(hi_pool)
         used = lo_pool.shape[0]
     rest = np.flatnonzero(~tabled)
-    columns = np.empty((rest.shape[0], n), dtype=np.float64)
-    if rest.shape[0]:
-        transpose_columns(X, rest.astype(np.int64), columns)
+    # feature rows of the other columns: numpy's transposing copy (faster than a tiled kernel)
+    columns = np.ascontiguousarray(X.T if rest.shape[0] == d else X[:, rest].T)
     numeric = n_categories[rest] == 0
     numeric_pos = np.flatnonzero(numeric)
     # numeric columns: sorted copies (NaN last) in chunks, coded by one kernel call each

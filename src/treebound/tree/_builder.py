@@ -96,7 +96,7 @@ def grow(X_enc: np.ndarray, y: np.ndarray, sample_weight: np.ndarray, n_categori
     n_outputs = 1 if y.ndim == 1 else int(y.shape[1])
     classes = None if regression else np.atleast_1d(np.asarray(n_classes, dtype=np.int64))
     criterion = (REGRESSION_CRITERIA if regression else CLASSIFICATION_CRITERIA)[settings.criterion]
-    _check_extended_options(y, n_categories, settings, classes, criterion)
+    cst = _check_extended_options(y, n_categories, settings, classes, criterion)
     if regression:
         task = _crit.TASK_REGRESSION
         width = 3 if n_outputs == 1 else 1 + 2 * n_outputs
@@ -114,7 +114,7 @@ def grow(X_enc: np.ndarray, y: np.ndarray, sample_weight: np.ndarray, n_categori
         y_val = np.zeros(n_samples, dtype=np.float64)
     sample_weight = np.ascontiguousarray(sample_weight, dtype=np.float64)
     ext = _extensions(y, sample_weight, settings, n_samples, n_features, width, n_outputs,
-                      classes, criterion, regression)
+                      classes, criterion, regression, cst)
     max_features = n_features if settings.max_features is None else settings.max_features
     scale = IMPURITY_SCALE.get(settings.criterion, 1.0)
     if is_sparse(X_enc):
@@ -151,10 +151,10 @@ def grow(X_enc: np.ndarray, y: np.ndarray, sample_weight: np.ndarray, n_categori
                     and ext.has_monotonic)
 
 
-def _monotonic(settings: GrowthSettings, n_features: int) -> np.ndarray:
-    """The constraints as an int8 array (zeros when there are none)."""
+def _monotonic(settings: GrowthSettings, n_features: int) -> np.ndarray | None:
+    """The constraints as an int8 array (None when there are none)."""
     if settings.monotonic_cst is None:
-        return np.zeros(n_features, dtype=np.int8)
+        return None
     cst = np.asarray(settings.monotonic_cst)
     if cst.shape != (n_features,):
         shape = cst.shape[0] if cst.ndim == 1 else cst.shape
@@ -166,14 +166,14 @@ def _monotonic(settings: GrowthSettings, n_features: int) -> np.ndarray:
     return cst.astype(np.int8)
 
 
-def _check_extended_options(y, n_categories, settings, classes, criterion) -> None:
+def _check_extended_options(y, n_categories, settings, classes, criterion) -> np.ndarray | None:
     """Refuse the combinations growth cannot serve, with scikit-learn's messages where it has
-    them."""
+    them; the monotonic constraints as an int8 array (None when there are none)."""
     n_features = int(np.asarray(n_categories).shape[0])
     cst = _monotonic(settings, n_features)
     categorical = np.asarray(n_categories) > 0
     multi = y.ndim == 2 and y.shape[1] > 1
-    if np.any(cst != 0):
+    if cst is not None and np.any(cst != 0):
         if multi:
             raise ValueError("Monotonicity constraints are not supported with multiple outputs.")
         if classes is not None and classes[0] > 2:
@@ -190,6 +190,7 @@ def _check_extended_options(y, n_categories, settings, classes, criterion) -> No
                          "encode them (one-hot)")
     if criterion == _crit.POISSON:
         check_poisson_target(y)
+    return cst
 
 
 def check_poisson_target(y: np.ndarray) -> None:
@@ -202,15 +203,16 @@ def check_poisson_target(y: np.ndarray) -> None:
 
 
 def _extensions(y, sample_weight, settings, n_samples, n_features, width, n_outputs, classes,
-                criterion, regression):
+                criterion, regression, cst):
     """The :class:`~treebound._kernels.growth_extensions.Extensions` of a fit, or None when it
-    needs none (the fast path)."""
-    cst = _monotonic(settings, n_features)
+    needs none (the fast path). ``cst``: the monotonic constraints (None: none)."""
     extended = (settings.splitter == "random" or settings.min_weight_fraction_leaf > 0
-                or bool(np.any(cst != 0)) or n_outputs > 1
+                or (cst is not None and bool(np.any(cst != 0))) or n_outputs > 1
                 or criterion in (_crit.POISSON, _crit.ABSOLUTE_ERROR))
     if not extended:
         return None
+    if cst is None:
+        cst = np.zeros(n_features, dtype=np.int8)
     if not regression:
         # scikit-learn constrains the probability of class 0: the signs are flipped
         cst = -cst

@@ -94,9 +94,10 @@ def fit_tree(X_enc: np.ndarray, y_enc: np.ndarray, sample_weight: np.ndarray,
     if not positive.all():
         X_enc, y_enc, sample_weight = X_enc[positive], y_enc[positive], sample_weight[positive]
     sample_weight = rescale_extreme_weights(sample_weight)
+    if pruning is None:  # every weight is positive now: grown without regrow's check of them
+        tree = grow(X_enc, y_enc, sample_weight, n_categories, settings, n_classes=n_classes)
+        return prune_at_alpha(tree, ccp_alpha), None
     regrow = regrow_function(n_categories, settings, n_classes)
-    if pruning is None:
-        return prune_at_alpha(regrow(X_enc, y_enc, sample_weight), ccp_alpha), None
     if ccp_alpha > 0.0:
         raise ValueError("ccp_alpha and pruning exclude each other: set one")
     classification = n_classes is not None
