@@ -9,11 +9,13 @@ from hypothesis.extra.numpy import arrays
 
 from treebound import DecisionTreeClassifier
 from treebound._flat._encoding import _numeric_matrix
+from treebound._kernels.coding_passes import column_ranges
 from treebound._kernels.value_checks import (
     HAS_BEYOND_LIMIT,
     HAS_INFINITE,
     HAS_NAN,
     has_nan,
+    range_flags,
     value_flags,
 )
 
@@ -36,6 +38,28 @@ def test_value_flags_match_numpy(X, pick):
         finite = part[np.isfinite(part)]
         assert bool(flags & HAS_BEYOND_LIMIT) == bool((np.abs(finite) > LIMIT).any())
     assert has_nan(X) == bool(np.isnan(X).any())
+
+
+@settings(max_examples=200, deadline=None)
+@given(X=arrays(np.float64, st.tuples(st.integers(1, 7), st.integers(1, 10)),
+                elements=VALUES | st.integers(-3, 3).map(float)))
+def test_column_ranges_and_their_flags_match_numpy(X):
+    """The fit's one pass: each column's range without NaN, whether it holds integers only,
+    whether X holds a NaN, and the value flags read off the ranges."""
+    d = X.shape[1]
+    lo, hi, integral = np.empty(d), np.empty(d), np.empty(d, dtype=bool)
+    nan = column_ranges(X, lo, hi, integral)
+    assert nan == bool(np.isnan(X).any())
+    for j in range(d):
+        values = X[:, j][~np.isnan(X[:, j])]
+        assert lo[j] == (values.min() if values.size else np.inf)
+        assert hi[j] == (values.max() if values.size else -np.inf)
+        assert integral[j] == bool(np.all(X[:, j] == np.floor(X[:, j])))
+    flags = range_flags(lo, hi, nan, LIMIT)
+    assert bool(flags & HAS_NAN) == nan
+    assert bool(flags & HAS_INFINITE) == bool(np.isinf(X).any())
+    if not np.isinf(X).any():
+        assert flags == value_flags(X, np.empty(0, dtype=np.int64), LIMIT)
 
 
 def test_predict_reads_a_c_contiguous_float64_x_in_place():

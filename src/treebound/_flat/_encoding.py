@@ -24,7 +24,8 @@ import pandas as pd
 from sklearn.utils import check_array
 
 from treebound._flat._sparse import is_sparse, sparse_features
-from treebound._kernels.value_checks import HAS_INFINITE, value_flags
+from treebound._kernels.coding_passes import column_ranges
+from treebound._kernels.value_checks import HAS_INFINITE, range_flags, value_flags
 
 _JSON_SCALARS = (str, int, float, bool)
 
@@ -231,18 +232,21 @@ class FeatureEncoder:
         ``categorical_levels``: column name or index -> number of levels, or the list of the
         levels (the estimators' parameter); a column absent from it takes its declared levels
         from its dtype (:func:`_declared_count`)."""
-        encoder, X_enc, _ = cls._fit(X, categorical_mask, categorical_levels, None)
+        encoder, X_enc, _, _ = cls._fit(X, categorical_mask, categorical_levels, None)
         return encoder, X_enc
 
     @classmethod
     def fit_checked(cls, X, categorical_mask: np.ndarray, categorical_levels=None, *,
-                    limit: float) -> tuple[FeatureEncoder, np.ndarray, int | None]:
-        """:meth:`fit`, and the :func:`~treebound._kernels.value_checks.value_flags` of the
-        numeric columns of the encoded ``X`` against ``limit`` (NaN present, a value beyond
-        ``limit``): ``(encoder, encoded X, flags)``, flags None for a sparse ``X``.
+                    limit: float):
+        """:meth:`fit`, and what one pass over the numeric columns of the encoded ``X`` found:
+        ``(encoder, encoded X, flags, ranges)``.
 
-        A plain float64 array is checked for infinity and read for the flags in the same
-        pass: no second pass over the rows."""
+        ``flags``: their :func:`~treebound._kernels.value_checks.value_flags` against ``limit``
+        (NaN present, a value beyond ``limit``), None for a sparse ``X``. ``ranges``: for a
+        plain float64 array, used as it is, the ``(lo, hi, integral)`` of its columns
+        (:func:`~treebound._kernels.coding_passes.column_ranges`, which feature coding reads
+        again), from the same pass that checked it for infinity and gave the flags; None
+        otherwise."""
         return cls._fit(X, categorical_mask, categorical_levels, limit)
 
     @classmethod
@@ -250,10 +254,18 @@ class FeatureEncoder:
         names = column_names(X)
         levels = resolve_levels(categorical_levels, names, categorical_mask)
         if not categorical_mask.any() and not isinstance(X, pd.DataFrame):
-            X_enc, flags = _numeric_matrix_flags(X, "csc", np.inf if limit is None else limit)
-            if limit is not None and flags is None and not is_sparse(X_enc):
+            if limit is not None and _plain_float_matrix(X):
+                d = X.shape[1]
+                lo, hi = np.empty(d, dtype=np.float64), np.empty(d, dtype=np.float64)
+                integral = np.empty(d, dtype=np.bool_)
+                flags = range_flags(lo, hi, column_ranges(X, lo, hi, integral), limit)
+                if not flags & HAS_INFINITE:  # else check_array words the error
+                    return cls([None] * d, names), X, flags, (lo, hi, integral)
+            X_enc = _numeric_matrix(X, "csc")
+            flags = None
+            if limit is not None and not is_sparse(X_enc):
                 flags = value_flags(X_enc, _ALL_COLUMNS, limit)
-            return cls([None] * X_enc.shape[1], names), X_enc, flags
+            return cls([None] * X_enc.shape[1], names), X_enc, flags, None
         X = _as_table(X)
         n, d = X.shape
         _check_nonempty(n, d)
@@ -292,7 +304,7 @@ class FeatureEncoder:
         if limit is not None:
             numeric = np.flatnonzero(~np.asarray(categorical_mask, dtype=bool))
             flags = value_flags(X_enc, numeric.astype(np.int64), limit) if numeric.size else 0
-        return cls(categories, names, declared), X_enc, flags
+        return cls(categories, names, declared), X_enc, flags, None
 
     def transform(self, X, handle_unknown: str = "error") -> np.ndarray:
         """Encode new data with the categories learned in :meth:`fit`.
@@ -435,28 +447,26 @@ def _check_nonempty(n: int, d: int) -> None:
 _ALL_COLUMNS = np.empty(0, dtype=np.int64)
 
 
+def _plain_float_matrix(X) -> bool:
+    """Whether ``X`` is a non-empty C-contiguous 2-D float64 ndarray: what ``check_array``
+    returns unchanged when it holds no infinity."""
+    return (type(X) is np.ndarray and X.dtype == np.float64 and X.ndim == 2
+            and X.flags.c_contiguous and X.shape[0] > 0 and X.shape[1] > 0)
+
+
 def _numeric_matrix(X, layout: str = "csr"):
     """A numeric matrix as float64 (NaN: missing); a sparse ``X`` in ``layout`` (or dense when
     small: :func:`~treebound._flat._sparse.sparse_features`)."""
-    return _numeric_matrix_flags(X, layout, np.inf)[0]
-
-
-def _numeric_matrix_flags(X, layout: str, limit: float):
-    """:func:`_numeric_matrix` and, when it read them, the value flags of ``X`` against
-    ``limit`` (None when ``X`` was converted)."""
     if is_sparse(X):
-        return sparse_features(X, layout), None
+        return sparse_features(X, layout)
     # a C-contiguous float64 X is used as it is (no copy): predict reads it in place. Such an
     # X without infinity is what check_array would return unchanged; one compiled pass says so
     # (check_array's own checks cost more than coding a small X); any other X goes through it,
     # which also words its errors.
-    if (type(X) is np.ndarray and X.dtype == np.float64 and X.ndim == 2
-            and X.flags.c_contiguous and X.shape[0] > 0 and X.shape[1] > 0):
-        flags = value_flags(X, _ALL_COLUMNS, limit)
-        if not flags & HAS_INFINITE:
-            return X, flags
+    if _plain_float_matrix(X) and not value_flags(X, _ALL_COLUMNS, np.inf) & HAS_INFINITE:
+        return X
     return check_array(X, dtype=np.float64, order="C", ensure_all_finite="allow-nan",
-                       ensure_2d=True, accept_sparse=False, input_name="X"), None
+                       ensure_2d=True, accept_sparse=False, input_name="X")
 
 
 def _as_table(X):

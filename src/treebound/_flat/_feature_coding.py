@@ -80,19 +80,24 @@ _SORT_ENTRIES = 2**22
 
 
 def code_features(X_enc: np.ndarray, n_categories: np.ndarray, splitter: str, max_bins: int,
-                  width: int) -> CodedFeatures:
+                  width: int, ranges: tuple | None = None) -> CodedFeatures:
     """Codes, search kinds and value ranges of every column of the encoded matrix.
 
     ``width`` is the number of statistics per code (classes, or 3 for regression). Every
     numeric column is coded by compiled passes over all columns at once
     (:mod:`treebound._kernels.value_coding`); only categorical columns take a step of Python.
+    ``ranges``: the ``(lo, hi, integral)`` of the columns that
+    :func:`~treebound._kernels.coding_passes.column_ranges` gives, when the caller has them.
     """
     X = np.ascontiguousarray(X_enc, dtype=np.float64)
     n, d = X.shape
     hist = splitter == "hist"
-    lo_x, hi_x = np.empty(d, dtype=np.float64), np.empty(d, dtype=np.float64)
-    integral = np.empty(d, dtype=np.bool_)
-    column_ranges(X, lo_x, hi_x, integral)
+    if ranges is None:
+        lo_x, hi_x = np.empty(d, dtype=np.float64), np.empty(d, dtype=np.float64)
+        integral = np.empty(d, dtype=np.bool_)
+        column_ranges(X, lo_x, hi_x, integral)
+    else:
+        lo_x, hi_x, integral = ranges
     # Small-range integer columns (the common case) are coded by value tables in row-major
     # passes over X: no transposed copy, no sort. Tables are pooled up to a memory budget.
     size = np.where(integral & (n_categories == 0) & (hi_x - lo_x <= 4 * n + 1024),

@@ -120,12 +120,18 @@ def _small_integer_labels(y: np.ndarray):
     ([3, 5, 7], [2, 0, 2, 1])
     """
     low, high = int(y.min()), int(y.max())
-    if high - low > 2 * y.shape[0] + 1024:
+    span = 2 * y.shape[0] + 1024
+    if high - low > span:
         return None, None
-    # unsigned: y - low stays in range; signed: in int64 (int8 -128 .. 127 spans 255)
-    offset = (y - y.dtype.type(low) if y.dtype.kind == "u"
-              else y.astype(np.int64) - low).astype(np.intp, copy=False)
+    if 0 <= low and high <= span and (y.dtype.itemsize < 8 or y.dtype == np.intp):
+        offset, low = y, 0  # counted as they are (labels 0 .. k-1, the usual case)
+    elif y.dtype.kind == "u":  # y - low stays in range
+        offset = (y - y.dtype.type(low)).astype(np.intp)
+    else:  # in int64: int8 -128 .. 127 spans 255
+        offset = y.astype(np.int64) - low
     present = np.flatnonzero(np.bincount(offset, minlength=high - low + 1))
+    if low == 0 and present.shape[0] == high + 1:  # every label 0 .. high present
+        return present.astype(y.dtype), offset
     index_of = np.zeros(high - low + 1, dtype=np.intp)
     index_of[present] = np.arange(present.shape[0])
     classes = (present.astype(y.dtype) + y.dtype.type(low) if y.dtype.kind == "u"

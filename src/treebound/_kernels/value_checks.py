@@ -66,3 +66,23 @@ def has_nan(X):
         if found:
             return True
     return False
+
+
+@njit(**NO_NRT_JIT_OPTIONS)
+def range_flags(lo, hi, nan, limit):
+    """The :func:`value_flags` (all columns) of a matrix from its columns' ranges (``lo`` /
+    ``hi``: smallest and largest value with NaN left out, ``inf`` / ``-inf`` for a column of NaN
+    only, as :func:`~treebound._kernels.coding_passes.column_ranges` gives them) and whether it
+    holds a NaN, without a pass over the matrix. As with :func:`value_flags`, once a value is
+    infinite :data:`HAS_BEYOND_LIMIT` says nothing of the finite ones (every caller refuses the
+    infinite value first)."""
+    flags = HAS_NAN if nan else 0
+    for j in range(lo.shape[0]):
+        low, high = lo[j], hi[j]
+        if low > high:  # NaN only
+            continue
+        if low == -np.inf or high == np.inf:
+            flags |= HAS_INFINITE
+        elif -low > limit or high > limit:
+            flags |= HAS_BEYOND_LIMIT
+    return flags

@@ -82,13 +82,15 @@ class GrowthSettings:
 
 
 def grow(X_enc: np.ndarray, y: np.ndarray, sample_weight: np.ndarray, n_categories: np.ndarray,
-         settings: GrowthSettings, *, n_classes) -> Tree:
+         settings: GrowthSettings, *, n_classes, column_ranges=None) -> Tree:
     """Grow a tree on encoded data.
 
     ``y`` holds class indices ``0 .. n_classes - 1`` (classification) or float targets
     (``n_classes=None``: regression); a 2-D ``y`` has one column per output (``n_classes`` then
     lists the classes of each output). Categorical columns of ``X_enc`` hold category codes and
-    ``n_categories[j]`` is their count (0 for numeric columns).
+    ``n_categories[j]`` is their count (0 for numeric columns). ``column_ranges``: the
+    ``(lo, hi, integral)`` of the columns of ``X_enc`` when the caller has them
+    (:func:`~treebound._flat._feature_coding.code_features` then does not read them again).
     """
     regression = n_classes is None
     n_samples, n_features = X_enc.shape
@@ -126,7 +128,8 @@ def grow(X_enc: np.ndarray, y: np.ndarray, sample_weight: np.ndarray, n_categori
                 "'absolute_error'/'poisson': pass X.toarray() or drop those options")
         return _grow_sparse(X_enc, y_cls, y_val, sample_weight, n_categories, settings, task,
                             width, criterion, int(max_features), regression, scale, classes)
-    coded = code_features(X_enc, n_categories, settings.splitter, settings.max_bins, width)
+    coded = code_features(X_enc, n_categories, settings.splitter, settings.max_bins, width,
+                          column_ranges)
     _check_memory(coded, width, n_samples, settings)
     in_block = (coded.kind != _layout.KIND_PRESORTED) & (coded.n_codes <= 256)
     block_bytes = 8 * int(coded.n_codes[in_block].sum()) * (width + 1)
@@ -284,7 +287,9 @@ def _node_values(nf, nv, regression: bool, n_outputs: int, classes, criterion: i
     clips it: the mean, or the fraction of class 0 (the counts of a clipped node are then the
     clipped fractions times a power of two within a factor 2 of its weight).
     """
-    weight = nv[:, 0] if (regression or n_outputs > 1) else nv.sum(axis=1)
+    if n_outputs == 1 and not regression:
+        return _class_counts(nv, nf, monotonic)
+    weight = nv[:, 0]
     if n_outputs > 1:
         n_nodes = nv.shape[0]
         if regression:
@@ -300,16 +305,21 @@ def _node_values(nf, nv, regression: bool, n_outputs: int, classes, criterion: i
             value[:, k, :n_k] = nv[:, offset : offset + n_k]
             offset += n_k
         return value
-    if regression:
-        if criterion == _crit.ABSOLUTE_ERROR:
-            value = nv[:, 1].copy()
-        else:
-            value = np.divide(nv[:, 1], weight, out=np.zeros_like(weight), where=weight > 0)
-        if monotonic:
-            value = np.clip(value, nf[:, _layout.F_LOWER_BOUND], nf[:, _layout.F_UPPER_BOUND])
-        return value.reshape(-1, 1)
+    # one output of regression
+    if criterion == _crit.ABSOLUTE_ERROR:
+        value = nv[:, 1].copy()
+    else:
+        value = np.divide(nv[:, 1], weight, out=np.zeros_like(weight), where=weight > 0)
+    if monotonic:
+        value = np.clip(value, nf[:, _layout.F_LOWER_BOUND], nf[:, _layout.F_UPPER_BOUND])
+    return value.reshape(-1, 1)
+
+
+def _class_counts(nv, nf, monotonic: bool) -> np.ndarray:
+    """The class counts of one output's nodes (clipped to the monotonic bounds)."""
     value = nv.copy()
     if monotonic:
+        weight = nv.sum(axis=1)
         fraction = np.divide(nv[:, 0], weight, out=np.zeros_like(weight), where=weight > 0)
         clipped = np.clip(fraction, nf[:, _layout.F_LOWER_BOUND], nf[:, _layout.F_UPPER_BOUND])
         moved = clipped != fraction

@@ -314,7 +314,7 @@ default=None
         """
         self._validate_stored_params()
         check_target_not_sparse(y)
-        X_enc = self._encode_fit(X)
+        X_enc, ranges = self._encode_fit(X)
         check_class_weight_outputs(self.class_weight, y)
         if is_multi_output(y):
             self.classes_, y_enc = classification_targets(
@@ -340,7 +340,7 @@ default=None
         # certified selection computes the candidates' Theorem 9 tables on these rows: the
         # certificate is computed from them at the end of fit rather than again on first read
         cache = CertifiedTrees() if self.pruning == "certified" else None
-        self._fit_encoded(X_enc, y_enc, grow_weights, self.n_classes_, cache)
+        self._fit_encoded(X_enc, y_enc, grow_weights, self.n_classes_, cache, ranges)
         # Every row given with positive sample_weight counts once: the certificate is on the
         # rows, whatever their weights (class_weight changes the tree, not the evidence).
         positive = None if sample_weight is None else weights > 0  # None: all rows

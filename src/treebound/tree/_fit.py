@@ -40,7 +40,8 @@ def regrow_function(n_categories: np.ndarray, settings: GrowthSettings,
 def fit_tree(X_enc: np.ndarray, y_enc: np.ndarray, sample_weight: np.ndarray,
              n_categories: np.ndarray, settings: GrowthSettings, *, n_classes: int | None,
              pruning: str | None = None, pruning_params: dict | None = None,
-             ccp_alpha: float = 0.0, cache=None) -> tuple[Tree, PruningResult | None]:
+             ccp_alpha: float = 0.0, cache=None,
+             column_ranges=None) -> tuple[Tree, PruningResult | None]:
     """Grow a tree on encoded rows and prune it.
 
     Parameters
@@ -69,6 +70,11 @@ def fit_tree(X_enc: np.ndarray, y_enc: np.ndarray, sample_weight: np.ndarray,
     cache : treebound.theory.PartitioningCache, optional
         Theorem 9 tables the pruning may fill and reuse (certified selection; the caller can
         certify the pruned tree from them).
+    column_ranges : tuple of ndarray, optional
+        ``(lo, hi, integral)`` of the columns of ``X_enc`` when the caller has them
+        (:func:`~treebound._kernels.coding_passes.column_ranges`; the estimators' checks of
+        the rows read them): feature coding of the tree grown on all of ``X_enc`` starts from
+        them instead of reading the rows again.
 
     Returns
     -------
@@ -93,9 +99,11 @@ def fit_tree(X_enc: np.ndarray, y_enc: np.ndarray, sample_weight: np.ndarray,
     positive = sample_weight > 0
     if not positive.all():
         X_enc, y_enc, sample_weight = X_enc[positive], y_enc[positive], sample_weight[positive]
+        column_ranges = None  # the ranges of other rows
     sample_weight = rescale_extreme_weights(sample_weight)
     if pruning is None:  # every weight is positive now: grown without regrow's check of them
-        tree = grow(X_enc, y_enc, sample_weight, n_categories, settings, n_classes=n_classes)
+        tree = grow(X_enc, y_enc, sample_weight, n_categories, settings, n_classes=n_classes,
+                    column_ranges=column_ranges)
         return prune_at_alpha(tree, ccp_alpha), None
     regrow = regrow_function(n_categories, settings, n_classes)
     if ccp_alpha > 0.0:
@@ -113,7 +121,8 @@ def fit_tree(X_enc: np.ndarray, y_enc: np.ndarray, sample_weight: np.ndarray,
         data = {"X": X_enc[hold_idx], "y": y_enc[hold_idx],
                 "sample_weight": sample_weight[hold_idx]}
     else:
-        tree = regrow(X_enc, y_enc, sample_weight)
+        tree = grow(X_enc, y_enc, sample_weight, n_categories, settings, n_classes=n_classes,
+                    column_ranges=column_ranges)
         if needs.rows:
             data = {"X": X_enc, "y": y_enc, "sample_weight": sample_weight}
         if needs.regrow:

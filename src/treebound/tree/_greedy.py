@@ -147,6 +147,10 @@ def resolved_max_features(max_features, n_features: int) -> int:
     return max(1, int(max_features * n_features))
 
 
+#: The seeds drawn for growth lie in [0, 2**31 - 1) (np.iinfo(np.int32).max, a constant).
+_INT32_MAX = 2**31 - 1
+
+
 def growth_settings(model, n_samples: int, n_features: int) -> GrowthSettings:
     """The :class:`GrowthSettings` a greedy estimator's parameters resolve to on data of this
     size (fractions of rows, ``max_features`` names, ``"auto"`` budgets, the seed)."""
@@ -157,7 +161,7 @@ def growth_settings(model, n_samples: int, n_features: int) -> GrowthSettings:
     if isinstance(min_leaf, float):
         min_leaf = max(1, math.ceil(min_leaf * n_samples))
     max_features = min(resolved_max_features(model.max_features, n_features), n_features)
-    seed = int(check_random_state(model.random_state).randint(np.iinfo(np.int32).max))
+    seed = int(check_random_state(model.random_state).randint(_INT32_MAX))
     max_leaf_nodes = model.max_leaf_nodes
     if max_leaf_nodes == "auto":
         max_leaf_nodes = auto_leaf_budget(n_samples) if model.pruning == "bound" else None
@@ -243,9 +247,10 @@ class GreedyTree(SklearnTreeMixin, BaseTreeEstimator):
         check_fit_columns(self, X)
         n_features = self.n_features_in_
         mask = resolve_categorical(X, self.categorical_features, n_features)
-        # one pass over the rows checks them against float32's range and sees the NaN
-        encoder, X_enc, flags = FeatureEncoder.fit_checked(X, mask, self.categorical_levels,
-                                                           limit=FLOAT32_MAX)
+        # one pass over the rows checks them against float32's range, sees the NaN and, for a
+        # plain float64 array, gives the column ranges feature coding starts from
+        encoder, X_enc, flags, ranges = FeatureEncoder.fit_checked(
+            X, mask, self.categorical_levels, limit=FLOAT32_MAX)
         if flags is None:  # a sparse X: its stored values (no missing value)
             check_float32_range(X_enc, encoder.n_categories)
         else:
@@ -254,19 +259,21 @@ class GreedyTree(SklearnTreeMixin, BaseTreeEstimator):
         self.max_features_ = resolved_max_features(self.max_features, n_features)
         # whether the rows held a missing value: the exporters then say where missing values go
         self._missing_in_fit = flags is not None and bool(flags & HAS_NAN)
-        return X_enc
+        return X_enc, ranges
 
     def _encode(self, X) -> np.ndarray:
         X_enc = super()._encode(X)
         check_float32_range(X_enc, self.encoder_.n_categories)
         return X_enc
 
-    def _fit_encoded(self, X_enc, y_enc, sample_weight, n_classes, cache=None):
+    def _fit_encoded(self, X_enc, y_enc, sample_weight, n_classes, cache=None,
+                     column_ranges=None):
         settings = growth_settings(self, X_enc.shape[0], X_enc.shape[1])
         tree, result = fit_tree(X_enc, y_enc, sample_weight, self.encoder_.n_categories,
                                 settings, n_classes=n_classes, pruning=self.pruning,
                                 pruning_params=self.pruning_params,
-                                ccp_alpha=float(self.ccp_alpha), cache=cache)
+                                ccp_alpha=float(self.ccp_alpha), cache=cache,
+                                column_ranges=column_ranges)
         self.tree_ = tree
         set_pruning_state(self, result)
         return self

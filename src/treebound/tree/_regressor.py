@@ -237,7 +237,7 @@ default="depth_first"
         """
         self._validate_stored_params()
         check_target_not_sparse(y)
-        X_enc = self._encode_fit(X)
+        X_enc, ranges = self._encode_fit(X)
         if y is None:
             raise ValueError("DecisionTreeRegressor requires y to be passed, but the target y is None")
         if is_multi_output(y):
@@ -259,7 +259,8 @@ default="depth_first"
             raise ValueError("Input y contains NaN or infinity")
         weights = check_sample_weight(sample_weight, X_enc.shape[0])
         self.n_outputs_ = 1 if y.ndim == 1 else int(y.shape[1])
-        return self._fit_encoded(X_enc, np.ascontiguousarray(y), weights, None)
+        return self._fit_encoded(X_enc, np.ascontiguousarray(y), weights, None,
+                                 column_ranges=ranges)
 
     def predict(self, X, check_input: bool = True) -> np.ndarray:
         """Mean target of the leaf each row reaches (weighted by ``sample_weight`` at fit).
