@@ -4,7 +4,7 @@ against mean certificate (issue 26).
 Usage::
 
     nice -n 10 python benchmarks/bench_selection.py --data-dir /work/shared/datasets \
-        [--splits 5] [--tuning-splits 3] [--groups tuning report] [--jobs 2] [--resume]
+        [--splits 5] [--tuning-splits 5] [--groups tuning report] [--jobs 2] [--resume]
         [--report-only]
 
 Writes ``benchmarks/results/selection.md``, ``selection.png`` and the rows ``selection.csv``
@@ -43,7 +43,7 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir", default=str(HERE.parent.parent / "shared" / "datasets"))
     parser.add_argument("--splits", type=int, default=5, help="splits of each report dataset")
-    parser.add_argument("--tuning-splits", type=int, default=3,
+    parser.add_argument("--tuning-splits", type=int, default=5,
                         help="splits of each tuning dataset and size")
     parser.add_argument("--datasets", nargs="*", default=None,
                         help="report datasets (default: the 21 of peers.md)")

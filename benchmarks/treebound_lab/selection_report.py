@@ -12,6 +12,7 @@ from treebound_lab.selection_bench import (
     CHECK_MODEL,
     PEER_ROWS,
     RULES,
+    SECOND_ROUND,
     TUNING_QUANTILES,
 )
 
@@ -180,6 +181,7 @@ def selection_report(rows, header, *, n_splits_report, n_splits_tuning, tuning_n
         f"{len(tuning_names) * len(tuning_sizes) * n_splits_tuning} splits. Means are over "
         f"the splits of each cell, then over the cells. The bands of `certified` and the "
         f"variants of `bound` are chosen here only.",
+        f"  - {SECOND_ROUND}",
         f"- **Report data** ({len(report_names)} datasets of `peers.md`), the first "
         f"{n_splits_report} splits of its protocol (75/25, seeds 10 i + 1, every feature "
         f"real-valued).",
