@@ -5,7 +5,7 @@ Usage::
 
     nice -n 10 python benchmarks/bench_selection.py --data-dir /work/shared/datasets \
         [--splits 5] [--tuning-splits 5] [--groups tuning report] [--jobs 2] [--resume]
-        [--report-only]
+        [--redo MODEL ...] [--report-only]
 
 Writes ``benchmarks/results/selection.md``, ``selection.png`` and the rows ``selection.csv``
 (``--report-only`` rewrites the page and the plot from that CSV). Tuning data (the eight large
@@ -55,6 +55,9 @@ def main(argv=None) -> None:
     parser.add_argument("--jobs", type=int, default=1, help="processes (one split each)")
     parser.add_argument("--skip", nargs="*", default=(),
                         help="models to leave for a later --resume run")
+    parser.add_argument("--redo", nargs="*", default=(),
+                        help="models whose rows of the groups run are made again (a changed "
+                             "library default), the others kept (with --resume)")
     parser.add_argument("--no-peer-check", action="store_true",
                         help="do not refit scikit-learn's tree with the folds of peers.csv")
     parser.add_argument("--out", default=str(RESULTS / "selection.md"))
@@ -85,7 +88,8 @@ def main(argv=None) -> None:
                              cells if "tuning" in args.groups else [], args.splits,
                              args.tuning_splits, current_commit(), csv_path=csv_path,
                              check_folds=None if args.no_peer_check else folds,
-                             jobs=args.jobs, skip=set(args.skip))
+                             jobs=args.jobs, skip=set(args.skip),
+                             redo=set(args.redo))
         seconds = time.perf_counter() - started
     # a CSV may hold more splits than asked for (an earlier, longer run): the page is of these
     rows = [r for r in rows if r["split"] < (args.splits if r["group"] == "report"

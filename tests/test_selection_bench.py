@@ -10,7 +10,9 @@ from treebound_lab.selection_bench import (
     CERTIFIED_VARIANTS,
     CHECK_MODEL,
     RULES,
+    _write_rows,
     peer_folds,
+    read_rows,
     run_selection,
     tuning_datasets,
     tuning_sizes,
@@ -135,6 +137,30 @@ def test_processes_give_the_rows_of_one_process(data_dir):
     two = run_selection(data_dir, ["small"], [], 2, 1, "test", echo=lambda *_: None, jobs=2)
     key = ("dataset", "split", "model", "test_error", "certificate", "n_leaves")
     assert [tuple(r[k] for k in key) for r in one] == [tuple(r[k] for k in key) for r in two]
+
+
+def test_redo_makes_the_rows_of_a_model_again_and_keeps_the_others(data_dir, tmp_path):
+    csv_path = tmp_path / "rows.csv"
+    quiet = {"echo": lambda *_: None, "csv_path": csv_path}
+    first = run_selection(data_dir, ["small"], ["tune@80"], 1, 1, "one", **quiet)
+    # mark every stored row, as if a default had changed since they were made
+    rows = [dict(r, commit="old") for r in read_rows(csv_path)]
+    _write_rows(csv_path, rows)
+    again = run_selection(data_dir, ["small"], [], 1, 1, "two", redo={"certified", "srm"},
+                          **quiet)
+    stored = read_rows(csv_path)
+    assert len(stored) == len(again) == len(first)
+    for r in stored:
+        redone = r["group"] == "report" and r["model"] in {"certified", "srm"}
+        assert r["commit"] == ("two" if redone else "old")  # tuning rows kept: not run here
+    fresh = {(r["group"], r["model"]): r for r in first}
+    for r in stored:  # the same code makes the same rows
+        assert r["test_error"] == fresh[(r["group"], r["model"])]["test_error"]
+        assert r["certificate"] == fresh[(r["group"], r["model"])]["certificate"]
+    # nothing to redo: the CSV is not rewritten, nothing runs
+    before = csv_path.read_text()
+    run_selection(data_dir, ["small"], [], 1, 1, "three", redo={"absent"}, **quiet)
+    assert csv_path.read_text() == before
 
 
 def _summary_rows(errors):

@@ -237,7 +237,7 @@ def _run_split(task):
 
 def run_selection(data_dir, report_names, tuning_cells, n_splits_report, n_splits_tuning,
                   commit, echo=print, csv_path=None, check_folds=None, jobs=1,
-                  skip=()) -> list[dict]:
+                  skip=(), redo=()) -> list[dict]:
     """One row per group, dataset, split and model (:data:`FIELDS`); ``tuning_cells``:
     ``NAME@ROWS`` subsamples of tuning datasets. With ``csv_path``, every split's rows are
     appended to it as they come, and the splits already there are skipped (a run can be
@@ -245,8 +245,14 @@ def run_selection(data_dir, report_names, tuning_cells, n_splits_report, n_split
     :func:`peer_folds`), scikit-learn's CV tree is refitted on the report data with those folds
     too (:data:`CHECK_MODEL`). ``jobs``: splits run in that many processes (each model's CPU
     seconds are its own process's). ``skip``: models left for a later, resumed run (the library
-    default of a rule that the tuning rows of the same CSV are still choosing)."""
+    default of a rule that the tuning rows of the same CSV are still choosing). ``redo``: models
+    whose rows of the groups run here are dropped from the CSV (rewritten without them) and made
+    again (a library default that changed since they were made); the other groups keep theirs."""
     rows = read_rows(csv_path) if csv_path is not None and Path(csv_path).is_file() else []
+    groups = {g for g, names in (("tuning", tuning_cells), ("report", report_names)) if names}
+    if redo and any(r["model"] in redo and r["group"] in groups for r in rows):
+        rows = [r for r in rows if not (r["model"] in redo and r["group"] in groups)]
+        _write_rows(csv_path, rows)
     done = {(r["group"], r["dataset"], r["split"], r["model"]) for r in rows}
     plan = [("tuning", name, n_splits_tuning) for name in tuning_cells]
     plan += [("report", name, n_splits_report) for name in report_names]
@@ -274,6 +280,17 @@ def run_selection(data_dir, report_names, tuning_cells, n_splits_report, n_split
         if pool is not None:
             pool.shutdown()
     return rows
+
+
+def _write_rows(path, rows) -> None:
+    """Replace the CSV at ``path`` by ``rows`` (written beside it, then moved over it)."""
+    path = Path(path)
+    partial = path.with_name(path.name + ".partial")
+    with open(partial, "w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=FIELDS)
+        writer.writeheader()
+        writer.writerows(rows)
+    partial.replace(path)
 
 
 def _append_rows(path, rows) -> None:
