@@ -109,6 +109,23 @@ def test_certified_matches_a_naive_selection(seed, n_se):
     _check_against_oracle(model, oracle, band, certificates, chosen)
 
 
+def test_certified_default_band_is_the_one_chosen_on_tuning_data():
+    """No ``n_se``: the band of 0.6 SE (``benchmarks/results/selection.md``), for the estimator
+    and for ``prune_certified`` alike."""
+    import inspect
+
+    from treebound.pruning.certified import prune_certified
+
+    assert inspect.signature(prune_certified).parameters["n_se"].default == 0.6
+    for seed in (3, 4):
+        X, y = _noisy(seed, n=80)
+        kw = {"max_leaf_nodes": 8, "random_state": seed}
+        model = DecisionTreeClassifier(pruning="certified", pruning_params={"n_folds": 4},
+                                       **kw).fit(X, y)
+        assert model.pruning_info_["n_se"] == 0.6
+        _check_against_oracle(model, *_naive_certified(X, y, kw, 4, seed, 0.6))
+
+
 def _check_against_oracle(model, oracle, band, certificates, chosen):
     info = model.pruning_info_
     assert info["candidates"] == band

@@ -8,7 +8,7 @@ Methods (``method=`` of :func:`treebound.prune`, ``pruning=`` of the estimators)
 * ``"ccp_cv"`` / ``"mcart_cv"`` — CART cost-complexity pruning with K-fold cross-validation
   (Breiman et al. 1984, chapter 3) and its M-CART variant (:mod:`.cost_complexity`);
 * ``"certified"`` — among the trees of the cost-complexity path within ``n_se`` standard errors
-  of the best CV error (default 0: tied with it), the one with the smallest certificate
+  of the best CV error (default 0.6), the one with the smallest certificate
   (:mod:`.certified`);
 * ``"srm"`` — Yıldız (2015) SRM pruning with VC-dimension bounds (:mod:`.srm`);
 * ``"reduced_error"`` — reduced-error pruning on a held-out set (:mod:`.reduced_error`).

@@ -374,9 +374,9 @@ REGISTRY: dict[str, PruningMethod] = {m.name: m for m in (
     PruningMethod(
         name="certified",
         summary="the smallest certificate among the cost-complexity trees within n_se standard "
-                "errors (default 0: tied with it) of the best K-fold CV error",
+                "errors (default 0.6) of the best K-fold CV error",
         parameters={"n_folds": (10, [Interval(int, 2, None)]),
-                    "n_se": (0.0, [Interval(float, 0.0, None, "left")]),
+                    "n_se": (0.6, [Interval(float, 0.0, None, "left")]),
                     "risk": ("error", [Options(RISKS)]),
                     "delta": (0.05, [Interval(float, 0.0, 1.0, "neither")]),
                     "optimal_candidates": (False, [InstanceOf((bool, np.bool_), "a bool")]),
@@ -386,7 +386,7 @@ REGISTRY: dict[str, PruningMethod] = {m.name: m for m in (
         needs=lambda params: Needs(rows=True, regrow=True),
         run=_run_certified,
         objective=lambda info: "cross-validated error of T_k (the candidates: within "
-                               f"{info.get('n_se', 0.0):g} SE of the smallest)"),
+                               f"{info.get('n_se', 0.6):g} SE of the smallest)"),
     PruningMethod(
         name="srm",
         summary="Yildiz (2015) SRM pruning with VC-dimension bounds",

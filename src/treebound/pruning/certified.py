@@ -1,6 +1,6 @@
 """Certified selection (``pruning="certified"``): among the trees of the cost-complexity path
-whose cross-validated error is within ``n_se`` standard errors of the best (default 0: the trees
-tied with the CV minimum), the one with the smallest certificate.
+whose cross-validated error is within ``n_se`` standard errors of the best (default 0.6, chosen
+on tuning data: ``benchmarks/results/selection.md``), the one with the smallest certificate.
 
 The candidates are the trees ``T_k`` of CART's weakest-link sequence of the grown tree
 (:mod:`.cost_complexity`), each with its K-fold CV error and the standard error of that error
@@ -180,7 +180,7 @@ def candidate_certificate(tree, X, y, *, delta: float = 0.05, cache=None) -> tup
         return candidate.certificate(cache)
 
 
-def prune_certified(tree, fold_trees, X, y, *, n_se: float = 0.0, risk: str = "error",
+def prune_certified(tree, fold_trees, X, y, *, n_se: float = 0.6, risk: str = "error",
                     delta: float = 0.05, started: float | None = None, cache=None,
                     optimal=None):
     """The tree of smallest certificate among the trees of the cost-complexity path within
@@ -197,10 +197,11 @@ def prune_certified(tree, fold_trees, X, y, *, n_se: float = 0.0, risk: str = "e
         The encoded training rows ``tree`` was grown on (the certificates count them).
     y : ndarray of int, shape (n_rows,)
         Their class indices.
-    n_se : float >= 0, default=0.0
-        Width of the band, in standard errors of the smallest CV error (``0``, the default of
-        ``pruning="certified"``: the trees tied with the CV minimum; ``0.5`` trades a little
-        accuracy for a smaller certificate, ``benchmarks/results/selection.md``).
+    n_se : float >= 0, default=0.6
+        Width of the band, in standard errors of the smallest CV error (``0.6``, the default of
+        ``pruning="certified"``, chosen on tuning data, ``benchmarks/results/selection.md``;
+        ``0``: the trees tied with the CV minimum, a larger certificate at about the same
+        accuracy; ``1``: a smaller certificate for about half a point of accuracy).
     risk : {"error", "impurity"}, default="error"
         ``R(t)`` of the weakest link.
     delta : float in (0, 1), default=0.05

@@ -132,8 +132,8 @@ default=None
         Leboeuf et al. Algorithm 3 (minimizes a risk bound, no cross-validation), "ccp_cv" =
         CART cost-complexity with K-fold CV (fold trees regrown with the same settings),
         "mcart_cv" = M-CART, "certified" = the smallest certificate among the cost-complexity
-        trees whose CV error is within ``n_se`` standard errors of the best (default 0: the
-        trees tied with it), "srm" = Yildiz's SRM pruning,
+        trees whose CV error is within ``n_se`` standard errors of the best (default 0.6),
+        "srm" = Yildiz's SRM pruning,
         "reduced_error" = grow on 80 %, prune on the held-out 20 % (Yildiz's CVprune).
     pruning_params : dict or None, default=None
         Options of the pruning method (``treebound.pruning.PARAMETERS``); unknown keys raise.
@@ -145,7 +145,7 @@ default=None
         default: "tight" when its tables fit :func:`treebound.resource_limits`, else "loose"
         with a warning), ``search`` ("lazy", "all"); "ccp_cv"/"mcart_cv": ``n_folds`` (10),
         ``rule`` ("min", "1se"), ``risk`` ("error", "impurity"); "certified": ``n_folds`` (10),
-        ``n_se`` (0.0), ``risk``, ``delta`` (0.05); "srm": ``a1`` (0.1), ``a2``
+        ``n_se`` (0.6), ``risk``, ``delta`` (0.05); "srm": ``a1`` (0.1), ``a2``
         (2.0), ``vc_bound`` ("lower", "upper"); "reduced_error": ``holdout`` (0.2).
     handle_unknown : {"heaviest_child", "error"}, default="heaviest_child"
         A categorical level never seen in training (or a missing value when training had
