@@ -132,10 +132,10 @@ def run_demo(seed: int = 0, n_splits: int = 10, echo=print) -> list[DemoRow]:
         "Shawe-Taylor: the bound of Leboeuf et al. Eq. 8 that bound pruning minimizes; above 1 "
         "it promises nothing, but it still ranks trees, with no cross-validation. "
         "CCP = cost-complexity pruning. Certified selection: among the trees of the CCP path "
-        "whose CV error ties the best, the smallest certificate. Which rule: certified "
-        "selection (or CCP + CV) for the best accuracy, certified selection with "
-        "pruning_params={'n_se': 0.5} for the best guarantee at near-best accuracy "
-        "(benchmarks/results/selection.md, 21 datasets).")
+        "whose CV error is within 0.6 standard errors of the best, the smallest certificate. "
+        "Which rule: certified selection (its default) for the best guarantee at near-best "
+        "accuracy, certified selection with pruning_params={'n_se': 0} (or CCP + CV) for the "
+        "best accuracy (benchmarks/results/selection.md, 21 datasets).")
     console.print(f"\nCertificate of the bound-pruned tree (split seed {seed}): "
                   f"{pruned.certificate_}", markup=False)
     path = ", ".join(f"{n}: {format_bound(obj)}" for n, obj in pruned.pruning_path_)
