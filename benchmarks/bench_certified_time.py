@@ -129,21 +129,24 @@ def report(rows, header, rounds, load_before, load_after, seconds, optimal=()) -
                      f"{r['ccp_cv_certificate']:.4f} / {r['ccp_cv_growth']} | "
                      f"{r['certified_leaves']} / {r['certified_certificate']:.4f} / "
                      f"{r['certified_growth']} |")
-    lines += ["", "Where certified's extra time goes (profiled on these splits): mostly the "
-              "exact certificates of the band's candidates (Theorem 9's tables, memoized by "
-              "subtree shape across the nested candidates and reused by `certificate_`), then, "
-              "for every candidate of the band, its compression set and the lower bound that "
-              "may skip it. Both methods certify with `certify`'s default (`auto`), which computes Theorem "
-              "9 only while (nodes) x (parts + 1) x (5 m points) is at most 3,000,000 and the "
-              "tables' estimated cost at most 1 s, and uses the closed-form growth bound "
-              "(`leaf_assignments`) beyond; certified selection picks smaller trees, "
-              "which then fall under that budget and need the tables (their certificate is "
-              "tighter for it), where the larger ccp_cv tree took the closed form.", ""]
+    lines += ["", "Where the time goes (profiled on these splits): both methods grow the same "
+              "tree and fold trees and compute the same cost-complexity path and CV errors, "
+              "most of either's time. Certified selection then certifies its band: a band of "
+              "one tree (most splits) certifies that tree once, and `certificate_` reuses its "
+              "Theorem 9 tables, predictions, compression set and growth bound; a larger band "
+              "certifies the tree of smallest lower bound first, and another tree only while "
+              "its lower bound (read from a certified tree's tables when that tree is a pruning "
+              "of it) is not above the best certificate. Both certify with `certify`'s default "
+              "(`auto`), which computes Theorem 9 only while (nodes) x (parts + 1) x (5 m "
+              "points) is at most 3,000,000 and the tables' estimated cost at most 1 s, and "
+              "uses the closed-form growth bound (`leaf_assignments`) beyond; where the two "
+              "choose different trees, each pays for the tables of its own.", ""]
     if optimal:
         lines += ["", "## With the optimal candidates", "",
                   "`pruning_params={\"optimal_candidates\": True}` (STreeD's trees of every "
                   "size up to the path's largest, at most 15 leaves, depth at most 4, fit on all "
-                  "rows and on each fold, no time limit), one fit, against the median `ccp_cv` "
+                  "rows and on each fold, each set of rows binarized once, no time limit), one "
+                  "fit, against the median `ccp_cv` "
                   "time above (issue 26's target: at most 5x).", "",
                   "| dataset | seconds | x ccp_cv | leaves / certificate | path alone: "
                   "certificate |", "|---|---|---|---|---|"]

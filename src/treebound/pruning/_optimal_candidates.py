@@ -27,6 +27,7 @@ encoded ``0 .. K-1`` (pystreed 1.4 dies on labels -1/+1).
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import warnings
 from dataclasses import dataclass
@@ -71,15 +72,50 @@ def optimal_unavailable(X, sample_weight, n_categories) -> str | None:
     return None
 
 
-def _fit_streed(X, y, n_leaves: int, max_depth: int, seed: int):
+@functools.cache
+def _streed_class():
+    """STreeD's classifier, fit on rows binarized once for every size.
+
+    STreeD's binarizer (its ``"tree"`` strategy: a scikit-learn tree of at most
+    ``STREED_THRESHOLDS + 1`` leaves on each feature alone) depends on the rows and labels
+    only, so every size fit on the same rows gets the same binary features: the subclass takes
+    them from :func:`_binarized` instead of binarizing again for each size (the same trees;
+    binarizing was about half of the time)."""
     # an optional dependency (the bench extra): imported only when the option runs
     from pystreed import STreeDClassifier
 
+    class Prebinarized(STreeDClassifier):
+        prebinarized = None  # (binarizer, binary rows) of the rows fit next
+
+        def _binarize_data(self, X, y=None, categorical_columns=None, reset=True):
+            if reset and self.prebinarized is not None:
+                self.binarizer_, binary = self.prebinarized
+                return binary
+            return super()._binarize_data(X, y, categorical_columns, reset)
+
+    return Prebinarized
+
+
+def _binarized(X, y):
+    """``(binarizer, binary rows)``: STreeD's own binarization of these rows (as its ``fit``
+    does with the options of :func:`_fit_streed`)."""
+    from pystreed.binarizer import Binarizer
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # its binarizer's notes on constant columns
-        return STreeDClassifier("accuracy", max_depth=max_depth, max_num_nodes=n_leaves - 1,
-                                continuous_binarize_strategy="tree",
-                                n_thresholds=STREED_THRESHOLDS, random_seed=seed).fit(X, y)
+        binarizer = Binarizer("tree", STREED_THRESHOLDS, 5, None, None)
+        binarizer.fit(X, y)
+        return binarizer, binarizer.transform(X)
+
+
+def _fit_streed(X, y, n_leaves: int, max_depth: int, seed: int, binarized=None):
+    model = _streed_class()("accuracy", max_depth=max_depth, max_num_nodes=n_leaves - 1,
+                            continuous_binarize_strategy="tree",
+                            n_thresholds=STREED_THRESHOLDS, random_seed=seed)
+    model.prebinarized = binarized
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # its binarizer's notes on constant columns
+        return model.fit(X, y)
 
 
 def streed_tree(model, X, y, n_classes: int, w=None) -> Tree | None:
@@ -121,14 +157,23 @@ def streed_tree(model, X, y, n_classes: int, w=None) -> Tree | None:
                 weighted_n_node_samples=total, n_categories=np.zeros(X.shape[1], dtype=np.int64))
 
 
-def _size_tree(X, y, n_leaves, max_depth, seed, n_classes, w=None):
+class _Rows:
+    """Rows STreeD is fit on at several sizes: their labels encoded ``0 .. K-1`` of the classes
+    present (a fold may lack a class) and STreeD's binarization of them, computed once."""
+
+    def __init__(self, X, y):
+        self.X, self.y = X, y
+        _, encoded = fit_labels(y, y.shape[0], "STreeD", min_classes=1)
+        self.encoded = encoded.astype(np.int64)
+        self.binarized = _binarized(X, self.encoded)
+
+
+def _size_tree(rows: _Rows, n_leaves, max_depth, seed, n_classes, w=None):
     """STreeD's tree of at most ``n_leaves`` leaves on these rows, as a flat tree over all
-    ``n_classes`` (the labels reach STreeD as ``0 .. K-1`` of the classes present: a fold may
-    lack a class)."""
-    _, encoded = fit_labels(y, y.shape[0], "STreeD", min_classes=1)
-    model = _fit_streed(X, encoded.astype(np.int64), n_leaves, max_depth, seed)
+    ``n_classes``."""
+    model = _fit_streed(rows.X, rows.encoded, n_leaves, max_depth, seed, rows.binarized)
     # STreeD gives the structure; the leaves are labelled by the majority of all classes
-    return streed_tree(model, X, y, n_classes, w)
+    return streed_tree(model, rows.X, rows.y, n_classes, w)
 
 
 def optimal_candidates(X, y, splits, *, max_leaves: int, max_depth: int, n_classes: int,
@@ -162,14 +207,17 @@ def optimal_candidates(X, y, splits, *, max_leaves: int, max_depth: int, n_class
     y = np.asarray(y, dtype=np.int64)
     w = np.ones(y.shape[0]) if sample_weight is None else np.asarray(sample_weight, float)
     out = []
+    everything = _Rows(X, y)
+    folds = None  # binarized on the first size that needs them
     for n_leaves in range(2, max_leaves + 1):
-        tree = _size_tree(X, y, n_leaves, max_depth, seed, n_classes, w)
+        tree = _size_tree(everything, n_leaves, max_depth, seed, n_classes, w)
         if tree is None or tree.n_leaves != n_leaves:
             continue
+        if folds is None:
+            folds = [_Rows(X[train], y[train]) for train, _ in splits]
         loss = square = 0.0
-        for train, val in splits:
-            fold = _size_tree(X[train], y[train], n_leaves, max_depth, seed, n_classes,
-                              w[train])
+        for (train, val), rows in zip(splits, folds, strict=True):
+            fold = _size_tree(rows, n_leaves, max_depth, seed, n_classes, w[train])
             if fold is None:  # a degenerate test: the fold's tree is the majority leaf
                 predicted = np.full(val.shape[0], int(np.argmax(np.bincount(
                     y[train], weights=w[train], minlength=n_classes))))
