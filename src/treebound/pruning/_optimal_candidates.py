@@ -99,6 +99,7 @@ def _streed_class():
 def _binarized(X, y):
     """``(binarizer, binary rows)``: STreeD's own binarization of these rows (as its ``fit``
     does with the options of :func:`_fit_streed`)."""
+    # the optional dependency again (the bench extra), imported only when the option runs
     from pystreed.binarizer import Binarizer
 
     with warnings.catch_warnings():
