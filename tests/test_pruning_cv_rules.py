@@ -136,7 +136,8 @@ def _check_against_oracle(model, oracle, band, certificates, chosen):
     assert model.certificate_.risk_upper_bound == certificates[chosen]
     for k, value, lower in zip(band, info["certificates"], info["certificate_lower_bounds"],
                                strict=True):
-        assert lower <= certificates[k] * (1 + 1e-12)  # a lower bound of every certificate
+        if lower is not None:  # None: the first certified, no bound needed
+            assert lower <= certificates[k] * (1 + 1e-12)  # a lower bound of every certificate
         if value is None:  # skipped: it could not have been chosen
             assert lower > certificates[chosen]
         else:
@@ -232,3 +233,29 @@ def test_growth_lower_bound_never_above_the_growth_bound(seed, leaves, n_feature
     value, _ = log_growth_bound(deployed, points, candidate.multiway)
     assert 0.0 <= lower <= value
     assert candidate.lower_bound() <= candidate.certificate()[0]
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 10_000), leaves=st.integers(4, 30), n_classes=st.integers(2, 3))
+def test_bound_from_a_prunings_tables_never_above_the_certificate(seed, leaves, n_classes):
+    """The bound certified selection skips the band's larger trees with, read from the tables
+    of a smaller tree of the path (a pruning of it), is at most the larger tree's certificate."""
+    from treebound.pruning.certified import _Candidate
+    from treebound.pruning.cost_complexity import weakest_link_sequence
+    from treebound.theory import PartitioningCache
+
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(150, 3)).round(1)
+    y = rng.integers(0, n_classes, size=150)
+    flat = DecisionTreeClassifier(max_leaf_nodes=leaves, random_state=seed).fit(X, y).tree_.flat
+    sequence = weakest_link_sequence(flat, "error")
+    small, big = sorted(rng.choice(len(sequence), size=2, replace=len(sequence) < 2))[::-1]
+    inner = _Candidate(flat.collapse(sequence.make_leaf(small))[0], X, y, 0.05)
+    outer = _Candidate(flat.collapse(sequence.make_leaf(big))[0], X, y, 0.05)
+    cache = PartitioningCache()
+    inner.certificate(cache)
+    bound = outer.lower_bound_from(inner, cache)
+    if 2 <= inner.sample.deployed.tree.n_leaves < outer.sample.deployed.tree.n_leaves:
+        assert bound is not None  # a pruning along the path, both counted by the tables
+    if bound is not None:
+        assert bound <= outer.certificate(cache)[0] * (1 + 1e-12)

@@ -139,6 +139,21 @@ class _Candidate:
         return None if log_growth is None else self._at_most(self._hti(log_growth))
 
 
+def _lower_bound(candidates, i, done, cache, beaten_above: float) -> float:
+    """A lower bound of candidate ``i``'s certificate: from the tables of the largest certified
+    candidate that is a pruning of it, and, while that is not above ``beaten_above``, the
+    larger of it and the bound without tables."""
+    bound = None
+    for inner in reversed(done):
+        bound = candidates[i].lower_bound_from(candidates[inner], cache)
+        if bound is not None:
+            break
+    if bound is None or bound <= beaten_above:
+        without = candidates[i].lower_bound()
+        bound = without if bound is None else max(bound, without)
+    return bound
+
+
 def candidate_certificate(tree, X, y, *, delta: float = 0.05, cache=None) -> tuple[float, str]:
     """The default certificate of a tree on its training rows: :func:`treebound.certify`'s
     method ``"auto"``, the smaller of the ``hti`` and compression bounds, each at ``delta / 2``.
@@ -224,10 +239,10 @@ def prune_certified(tree, fold_trees, X, y, *, n_se: float = 0.6, risk: str = "e
         error)`` of every tree of the path, as for ``"ccp_cv"``; ``info`` has the CV path
         (``alphas``, ``cv_error``, ``cv_se``, ``index_min``), the candidates (``candidates``:
         their indices in the path, then ``len(path) + j`` for the ``j``-th optimal tree;
-        ``certificate_lower_bounds``, the bounds the selection skips candidates by, tightened
-        from a smaller candidate's tables where it is a pruning of the candidate, and for a
-        band of one its certificate (no bound is needed); ``certificates`` and
-        ``certificate_methods``, the
+        ``certificate_lower_bounds``, the bounds the selection skips candidates by (from a
+        smaller certified candidate's tables where it is a pruning of the candidate, else or
+        also without tables; ``None`` for the first candidate certified, which needs none);
+        ``certificates`` and ``certificate_methods``, the
         certificate and the bound ``"auto"`` chose for each, ``None`` for a candidate skipped
         because its lower bound is above the smallest certificate), ``chosen`` (the chosen
         tree's index in that numbering) and, with ``optimal``, ``optimal_candidates`` (the
@@ -247,8 +262,11 @@ def prune_certified(tree, fold_trees, X, y, *, n_se: float = 0.6, risk: str = "e
     >>> folds = [(grow(train), X[val], y[val], np.ones(len(val)))
     ...          for train, val in StratifiedKFold(5, shuffle=True, random_state=0).split(X, y)]
     >>> result = prune_certified(grow(np.arange(len(y))), folds, X, y)
-    >>> computed = [c for c in result.info["certificates"] if c is not None]
-    >>> result.objective == min(computed), min(result.info["certificate_lower_bounds"]) <= min(computed)
+    >>> info = result.info
+    >>> computed = [c for c in info["certificates"] if c is not None]
+    >>> skipped = [b for b, c in zip(info["certificate_lower_bounds"], info["certificates"])
+    ...            if c is None]  # their bounds are above the chosen certificate
+    >>> result.objective == min(computed), all(b > result.objective for b in skipped)
     (True, True)
     """
     tree = as_flat(tree)
@@ -276,41 +294,32 @@ def prune_certified(tree, fold_trees, X, y, *, n_se: float = 0.6, risk: str = "e
     def candidate_tree(k: int):
         return tree.collapse(seq.make_leaf(k))[0] if k < n_path else extra[k - n_path].tree
 
-    # Branch and bound: every candidate's certificate has a lower bound that needs no Theorem 9
-    # table (the tables are the cost); the exact certificates are computed smallest lower bound
-    # first, until the next bound is above the smallest certificate found, which then no
-    # candidate left can beat (nor tie: ties go to the smaller tree, and a tie would need the
-    # bound to equal the certificate). Once a candidate's tables are computed, every larger
-    # candidate it is a pruning of gets the tighter bound read from them. Ties: fewer leaves,
-    # then the path's tree.
+    # Branch and bound, the smallest tree first (the path's trees are nested: the smallest is a
+    # pruning of every other). Each further candidate is certified exactly only when no lower
+    # bound of its certificate is above the smallest certificate found (it could then neither
+    # beat nor tie it: ties go to the smaller tree, and a tie would need the bound to equal the
+    # certificate): first the bound read from the tables of the largest certified tree that is
+    # a pruning of it (one evaluation of that tree's root), then the bound without tables.
+    # Ties: fewer leaves, then the path's tree.
     trees = [candidate_tree(k) for k in band.tolist()]
     rank = [(t.n_leaves, int(k >= n_path)) for t, k in zip(trees, band.tolist(), strict=True)]
     candidates = [_Candidate(t, X, y, delta) for t in trees]
     cache = PartitioningCache() if cache is None else cache
+    certificates: list = [None] * len(band)
+    methods: list = [None] * len(band)
+    lower: list = [None] * len(band)  # None: not needed (the first candidate certified)
+    best = None  # (certificate, leaves, optimal?) of the best candidate so far, its position
+    done: list[int] = []  # the candidates certified, in increasing size
     with unlimited():  # sized by the rows and the table budget, like certify_deployed
-        # a single candidate is chosen whatever its bound: none is computed (its certificate
-        # is reported as its bound below)
-        lower = ([c.lower_bound() for c in candidates] if len(candidates) > 1
-                 else [-math.inf])
-        certificates: list = [None] * len(band)
-        methods: list = [None] * len(band)
-        best = None  # (certificate, leaves, optimal?) of the best candidate so far, its position
-        left = set(range(len(band)))
-        while left:
-            i = min(left, key=lambda i: (lower[i], *rank[i]))
-            if best is not None and lower[i] > best[0][0]:
-                break
-            left.discard(i)
+        for i in sorted(range(len(band)), key=lambda i: rank[i]):
+            if best is not None:
+                lower[i] = _lower_bound(candidates, i, done, cache, best[0][0])
+                if lower[i] > best[0][0]:
+                    continue
             certificates[i], methods[i] = candidates[i].certificate(cache)
+            done.append(i)
             best = min(best or ((math.inf,), -1), ((certificates[i], *rank[i]), i))
-            for j in left:
-                if lower[j] <= best[0][0]:  # not yet beaten: a tighter bound may skip it
-                    from_i = candidates[j].lower_bound_from(candidates[i], cache)
-                    if from_i is not None:
-                        lower[j] = max(lower[j], from_i)
     position = best[1]
-    if len(band) == 1:
-        lower = [certificates[0]]
     chosen = int(band[position])
     path = list(zip(seq.n_leaves.tolist(), cv_error.tolist(), strict=True))
     info = {"alphas": seq.alphas.tolist(), "cv_error": cv_error.tolist(), "cv_se": se.tolist(),
