@@ -18,7 +18,6 @@ of certified's times at most the sum of ccp_cv's.
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import time
 from pathlib import Path
@@ -26,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from treebound_lab.certify_bench import default_datasets
+from treebound_lab.machine import load_averages
 from treebound_lab.provenance import results_header
 from treebound_lab.selection_bench import _splits
 
@@ -156,10 +156,6 @@ def report(rows, header, rounds, load_before, load_after, seconds, optimal=()) -
     return "\n".join(lines)
 
 
-def _load() -> str:
-    return ", ".join(f"{x:.2f}" for x in os.getloadavg())
-
-
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir", default=str(HERE.parent.parent / "shared" / "datasets"))
@@ -175,14 +171,14 @@ def main(argv=None) -> None:
         parser.error("--rounds and --splits must be at least 1")
     names = args.datasets if args.datasets else default_datasets(args.data_dir)
     header = results_header(TITLE)
-    load_before = _load()
+    load_before = load_averages()
     started = time.perf_counter()
     rows = run(args.data_dir, names, args.splits, args.rounds,
                echo=lambda text: print(text, flush=True))
     optimal = run_optimal(args.data_dir, args.optimal_datasets, rows,
                           echo=lambda text: print(text, flush=True))
     seconds = time.perf_counter() - started
-    text = report(rows, header, args.rounds, load_before, _load(), seconds, optimal)
+    text = report(rows, header, args.rounds, load_before, load_averages(), seconds, optimal)
     Path(args.out).write_text(text)
     print(f"wrote {args.out}")
 

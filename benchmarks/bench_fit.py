@@ -372,6 +372,7 @@ def before_after(data_dir: Path, datasets, splits: int, repeats: int, rounds: in
                  before_commit: str, out: Path, echo=print) -> str:
     """Time this checkout and ``before_commit`` in alternating child processes; write the page
     to ``out`` and return its text."""
+    from treebound_lab.machine import load_averages
     from treebound_lab.provenance import results_header
     from treebound_lab.startup_bench import exported_commit
 
@@ -379,7 +380,7 @@ def before_after(data_dir: Path, datasets, splits: int, repeats: int, rounds: in
     before_short = subprocess.run(["git", "rev-parse", "--short=12", before_commit], cwd=root,
                                   capture_output=True, text=True, check=True).stdout.strip()
     header = results_header(BEFORE_AFTER_TITLE)  # before the run: the load it starts under
-    load_before = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    load_before = load_averages()
     runs: dict[str, list[dict]] = {"before": [], "after": []}
     with contextlib.ExitStack() as stack:
         sources = {"before": stack.enter_context(exported_commit(before_commit)) / "src",
@@ -400,7 +401,7 @@ def before_after(data_dir: Path, datasets, splits: int, repeats: int, rounds: in
                 echo(f"round {r + 1} {label:6s}: exact {sum(c['exact'] for c in cells):.2f} s, "
                      f"hist {sum(c['hist'] for c in cells):.2f} s, scikit-learn "
                      f"{sum(c['sk'] for c in cells):.2f} s")
-    load_after = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    load_after = load_averages()
     text = before_after_markdown(runs, header, before_short, (load_before, load_after), splits,
                                  repeats, rounds)
     out.parent.mkdir(parents=True, exist_ok=True)

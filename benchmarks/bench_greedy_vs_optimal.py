@@ -28,7 +28,6 @@ values and STreeD only its binarizer's, so a greedy tree can beat the "optimal" 
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import time
 import warnings
@@ -37,6 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from treebound_lab.certify_bench import default_datasets
+from treebound_lab.machine import load_averages
 from treebound_lab.provenance import results_header
 from treebound_lab.selection_bench import _splits
 
@@ -232,10 +232,6 @@ def report(rows, header, max_leaves, depth, time_limit, load_before, load_after,
     return "\n".join(lines)
 
 
-def _load() -> str:
-    return ", ".join(f"{x:.2f}" for x in os.getloadavg())
-
-
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir", default=str(HERE.parent.parent / "shared" / "datasets"))
@@ -251,12 +247,12 @@ def main(argv=None) -> None:
         parser.error("--max-leaves and --max-depth must be at least 1, --time-limit positive")
     names = args.datasets if args.datasets else default_datasets(args.data_dir)
     header = results_header(TITLE)
-    load_before = _load()
+    load_before = load_averages()
     started = time.perf_counter()
     rows = run(args.data_dir, names, args.max_leaves, args.max_depth, args.time_limit,
                echo=lambda text: print(text, flush=True))
     text = report(rows, header, args.max_leaves, args.max_depth, args.time_limit, load_before,
-                  _load(), time.perf_counter() - started)
+                  load_averages(), time.perf_counter() - started)
     Path(args.out).write_text(text)
     print(f"wrote {args.out}")
 

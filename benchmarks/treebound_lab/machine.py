@@ -7,7 +7,7 @@ import os
 import platform
 from pathlib import Path
 
-__all__ = ["machine_description"]
+__all__ = ["load_averages", "machine_description"]
 
 
 def _cpu_model() -> str:
@@ -39,3 +39,9 @@ def machine_description(*, load: bool = False) -> str:
         text += f"; load average {os.getloadavg()[0]:.2f}"
     return text
 
+
+
+def load_averages() -> str:
+    """The 1, 5 and 15-minute load averages as ``"a, b, c"`` (a run's page gives them before
+    and after the run)."""
+    return ", ".join(f"{x:.2f}" for x in os.getloadavg())

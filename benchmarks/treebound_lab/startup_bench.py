@@ -28,6 +28,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from treebound_lab.machine import load_averages
 from treebound_lab.provenance import results_header
 
 __all__ = ["ENTRIES", "TITLE", "exported_commit", "git_commit", "measure", "run_entry",
@@ -274,7 +275,7 @@ def run_startup_benchmark(out, *, entries=tuple(ENTRIES), repeats=5, before: Pat
     if before is not None and not (Path(before) / "src" / "treebound").is_dir():
         raise ValueError(f"{before} is not a treebound checkout (no src/treebound)")
     header = results_header(TITLE, command)  # before the run: the load it starts under
-    load_before = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    load_before = load_averages()
     with contextlib.ExitStack() as stack:
         checkouts = [("after", ROOT, f"commit {git_commit(ROOT)} (this checkout)")]
         if before is not None:
@@ -288,7 +289,7 @@ def run_startup_benchmark(out, *, entries=tuple(ENTRIES), repeats=5, before: Pat
         for label, path, description in checkouts:
             echo(f"{label}: {description}")
             runs.append((label, description, measure(path / "src", entries, repeats, echo)))
-    load_after = ", ".join(f"{x:.2f}" for x in os.getloadavg())
+    load_after = load_averages()
     text = to_markdown(runs, entries, header, (load_before, load_after), repeats)
     Path(out).parent.mkdir(parents=True, exist_ok=True)
     Path(out).write_text(text)
