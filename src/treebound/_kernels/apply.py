@@ -33,11 +33,8 @@ def apply_numeric(next_base, feature, threshold, X, lanes, out):
     trees with a few deep paths). ``X`` holds no NaN (see :func:`apply_numeric_missing`).
     """
     n = X.shape[0]
-    m = min(_LANES, n)
+    m = _start_lanes(lanes, n)
     next_row = m
-    for j in range(m):
-        lanes[j] = 0
-        lanes[_LANES + j] = j
     while m > 0:
         for j in range(m):
             node = lanes[j]
@@ -52,11 +49,8 @@ def apply_numeric_missing(next_base, feature, threshold, missing_child, X, lanes
     ``missing_child[node]``. A third slower than :func:`apply_numeric`, which serves NaN-free
     rows."""
     n = X.shape[0]
-    m = min(_LANES, n)
+    m = _start_lanes(lanes, n)
     next_row = m
-    for j in range(m):
-        lanes[j] = 0
-        lanes[_LANES + j] = j
     while m > 0:
         for j in range(m):
             node = lanes[j]
@@ -64,6 +58,17 @@ def apply_numeric_missing(next_base, feature, threshold, missing_child, X, lanes
             lanes[j] = next_base[node] + (np.int64(x > threshold[node])
                                           | (np.int64(x != x) & missing_child[node]))
         m, next_row = _refill(next_base, lanes, m, next_row, n, out)
+
+
+@njit(**NO_NRT_INLINE_JIT_OPTIONS)
+def _start_lanes(lanes, n):
+    """Put the first rows (at most ``_LANES`` of the ``n``) at the root, one per lane; returns
+    how many lanes are in use."""
+    m = min(_LANES, n)
+    for j in range(m):
+        lanes[j] = 0
+        lanes[_LANES + j] = j
+    return m
 
 
 @njit(**NO_NRT_INLINE_JIT_OPTIONS)
