@@ -139,12 +139,15 @@ def _check_hypergeometric(n_errors, n_examples, population):
 
 
 def hypergeometric_tail_inversion(n_errors, n_examples, log_delta, population) -> int:
-    """``HypInv(k, m, delta, M) = min{K : Hyp(k; m, K, M) <= delta}`` by integer bisection.
+    """``HypInv(k, m, delta, M) = min{K : Hyp(k; m, K, M) <= delta}``.
 
     ``Hyp`` decreases in ``K``; the search runs over ``k <= K <= M - m + k + 1`` (the last value
     means "no K qualifies"). Log-probabilities within ``1e-10`` (relative) of ``log_delta``, plus
     an absolute floor for the rounding of ``lgamma(M + 1)`` (``4e-15`` of it: 7e-6 at
-    ``M = 1e8``), count as above it, so rounding can only increase the result.
+    ``M = 1e8``), count as above it, so rounding can only increase the result. The answer is
+    the ``K`` where that test turns, found by a safeguarded secant search from a Chernoff guess
+    (:func:`_turning_point`: a few evaluations of ``log_hypergeometric_cdf``'s values where
+    bisection takes ``log2 M``), the same ``K`` as a bisection over the range.
 
     Parameters
     ----------
@@ -176,13 +179,131 @@ def hypergeometric_tail_inversion(n_errors, n_examples, log_delta, population) -
         raise ValueError(f"log_delta must be <= 0, got {log_delta}")
     _costs.check_tail(k + 1, math.log2(M + 2), f"hypergeometric_tail_inversion({k}, {m}, M={M})")
     threshold = log_delta - _tolerance(log_delta, M)
-    lo, hi = k - 1, M - m + k + 1  # Hyp(lo) > delta (or lo < k); hi qualifies by convention
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if log_hypergeometric_cdf(k, m, mid, M) <= threshold:
-            hi = mid
+    cdf = _LowerTail(k, m, M)
+    # Hyp(k - 1) = 1 > delta (K < k); M - m + k + 1 qualifies by convention (Hyp = 0 there)
+    return _turning_point(cdf, threshold, k - 1, M - m + k + 1,
+                          _chernoff_guess(k, m, M, threshold),
+                          lambda K: _chernoff_slope(k, m, M, K))
+
+
+class _LowerTail:
+    """``K -> log_hypergeometric_cdf(k, m, K, M)`` for the ``K`` of one inversion: the same
+    floating-point operations in the same order, the terms that do not depend on ``K``
+    (``lgamma`` of ``j + 1``, ``m - j + 1``, ``M + 1``, ...) computed once."""
+
+    def __init__(self, k: int, m: int, M: int):
+        self.k, self.m, self.M = k, m, M
+        self.j = np.arange(0, k + 1).astype(np.float64)
+        self.log_j = gammaln(self.j + 1.0)
+        self.log_m_j = gammaln(m - self.j + 1.0)
+        self.log_M = gammaln(M + 1.0)
+        self.log_m = gammaln(m + 1.0)
+        self.log_M_m = gammaln(M - m + 1.0)
+
+    def __call__(self, K: int) -> float:
+        k, m, M = self.k, self.m, self.M
+        lo = max(0, m - (M - K))
+        if k < lo:
+            return -math.inf
+        if k >= min(m, K):
+            return 0.0
+        # every j in lo..k is valid here (j <= k < min(m, K), m - j <= M - K): the terms of
+        # _log_hypergeometric_terms, summed left to right as there
+        jj = self.j[lo:]
+        out = gammaln(K + 1.0) - self.log_j[lo:]
+        out -= gammaln(K - jj + 1.0)
+        out += gammaln(M - K + 1.0)
+        out -= self.log_m_j[lo:]
+        out -= gammaln(M - K - m + jj + 1.0)
+        out -= self.log_M
+        out += self.log_m
+        out += self.log_M_m
+        return _logsumexp(out)
+
+
+def _chernoff_guess(k: int, m: int, M: int, threshold: float) -> float:
+    """``M p`` with ``m KL(k / m || p) = -threshold``, ``p > k / m``: where Hoeffding's bound
+    ``Hyp(k; m, M p, M) <= exp(-m KL(k / m || p))`` meets the threshold (a first point for
+    the search; the answer is at most about there)."""
+    q = k / m
+    target = -threshold / m
+    if q >= 1.0 or target <= 0.0:
+        return float(k)
+    if q == 0.0:  # KL(0 || p) = -ln(1 - p)
+        return M * -math.expm1(-target)
+    lo, hi = q, 1.0
+    p = min(0.5 * (q + 1.0), q + math.sqrt(2.0 * target))  # Pinsker: KL >= 2 (p - q)^2
+    for _ in range(60):
+        kl = q * math.log(q / p) + (1.0 - q) * math.log((1.0 - q) / (1.0 - p))
+        if kl > target:
+            hi = p
         else:
-            lo = mid
+            lo = p
+        slope = (1.0 - q) / (1.0 - p) - q / p  # d KL / dp > 0 on (q, 1)
+        step = p - (kl - target) / slope if slope > 0.0 else -1.0
+        p = step if lo < step < hi else 0.5 * (lo + hi)
+        if hi - lo <= 1e-12 * hi or abs(kl - target) <= 1e-12 * target:
+            break
+    return M * p
+
+
+def _chernoff_slope(k: int, m: int, M: int, K: int) -> float:
+    """``d/dK`` of ``-m KL(k / m || K / M)``, Hoeffding's exponent (about the slope of
+    ``log Hyp(k; m, K, M)`` past the mean); ``nan`` outside ``k / m < K / M < 1``."""
+    q, p = k / m, K / M
+    if not q < p < 1.0:
+        return math.nan
+    return -(m / M) * ((1.0 - q) / (1.0 - p) - q / p)
+
+
+def _turning_point(value, threshold: float, lo: int, hi: int, guess: float, slope) -> int:
+    """The smallest ``K`` in ``(lo, hi]`` with ``value(K) <= threshold``, for ``value``
+    decreasing in ``K`` with ``value(lo) > threshold`` (``hi``: taken to qualify,
+    never evaluated; ``guess``: a first point; ``slope(K)``: about the derivative of
+    ``value`` there, for the second).
+
+    A secant search: each next point is the ceiling of where the line through the last two
+    values meets the threshold (the first at ``guess``, the second a Newton step with
+    ``slope``), clamped inside the bracket, so once a
+    point lands next to the turn the bracket closes on the following evaluation; a bisection
+    step whenever the bracket failed to halve in two steps keeps the worst case within twice
+    bisection's count. Every point is inside the bracket, so the answer is the one bisection
+    over ``(lo, hi]`` finds.
+    """
+    points: list[tuple[int, float]] = []
+    width_before = hi - lo
+    steps_since_halving = 0
+    while hi - lo > 1:
+        estimate = None
+        if len(points) >= 2:
+            (a, fa), (b, fb) = points[-2], points[-1]
+            if math.isfinite(fa) and math.isfinite(fb) and fa != fb:
+                estimate = b + (threshold - fb) * (b - a) / (fb - fa)
+        elif not points:
+            estimate = guess
+        elif math.isfinite(points[-1][1]):
+            # a second point: a Newton step with the slope of the guess's approximation
+            b, fb = points[-1]
+            d = slope(b)
+            if d < 0.0 and math.isfinite(d):
+                estimate = b + (threshold - fb) / d
+        if steps_since_halving >= 2 or estimate is None or not math.isfinite(estimate):
+            K = (lo + hi) // 2
+            steps_since_halving = 0
+            width_before = hi - lo
+        else:
+            K = min(max(math.ceil(estimate), lo + 1), hi - 1)
+        v = value(K)
+        points.append((K, v))
+        if v <= threshold:
+            hi = K
+        else:
+            lo = K
+        if 2 * (hi - lo) <= width_before:
+            width_before = hi - lo
+            steps_since_halving = 0
+        else:
+            steps_since_halving += 1
     return hi
 
 
