@@ -70,7 +70,8 @@ from treebound.certificates._deployed import sklearn_midpoint, treebound_midpoin
 from treebound.certificates._peers import float32_sklearn_midpoint
 from treebound.theory.combinatorics import log_stirling2
 
-__all__ = ["Compression", "compress", "log_message_prior", "log_surjections_bound"]
+__all__ = ["Compression", "ThresholdRows", "compress", "log_message_prior",
+           "log_surjections_bound", "threshold_rows"]
 
 #: Up to this many slots the Stirling number is exact; beyond, a closed-form upper bound.
 _EXACT_STIRLING_SLOTS = 200
@@ -200,6 +201,64 @@ def compress(deployed, wrong: np.ndarray, multiway: bool) -> Compression | str:
     model's family can grow multiway nodes (shape prior). Returns the reason as a string when
     the tree cannot be compressed.
     """
+    found = _threshold_rows(deployed)
+    if isinstance(found, str):
+        return found
+    return found.choose(deployed, np.arange(found.nodes.shape[0]), wrong, multiway)
+
+
+class ThresholdRows:
+    """What :func:`compress` reads from the rows for the numeric tests of one tree: each
+    test's pair of values and, for every value needed, the first rows holding it (row order).
+
+    A node's pair depends only on the rows reaching it, its feature and threshold, and a
+    value's rows only on the value, so the same object serves every pruning of the tree on the
+    same rows (:meth:`choose` with the positions of the pruning's tests): the compression sets
+    of nested candidates without a pass over the rows each (certified selection).
+    """
+
+    def __init__(self, nodes, values, node_feature, needed, needed_offset, range_start,
+                 flat_order, n_rows):
+        self.nodes = nodes  # the numeric test nodes of the tree the rows were read for
+        self.values = values
+        self.node_feature = node_feature
+        self.range_start = range_start
+        self.flat_order = flat_order
+        self.n_rows = n_rows
+        # each node's two values as indices into the pooled needed values
+        at = np.empty((nodes.shape[0], 2), dtype=np.int64)
+        for f, j in enumerate(np.unique(node_feature).tolist()):
+            mine = np.flatnonzero(node_feature == j)
+            at[mine] = needed_offset[f] + np.searchsorted(needed[f], values[mine])
+        self.at = at
+
+    def choose(self, deployed, positions: np.ndarray, wrong: np.ndarray,
+               multiway: bool) -> Compression:
+        """The compression set of ``deployed``, whose numeric test nodes, in their order, are
+        those at ``positions`` of :attr:`nodes` (the same tests, reached by the same rows)."""
+        tree = deployed.tree
+        nodes = np.flatnonzero((tree.first_child >= 0) & (tree.category_offset < 0))
+        at = self.at[positions]
+        starts, ends = self.range_start[at], self.range_start[at + 1]
+        chosen = np.zeros(self.n_rows, dtype=np.bool_)
+        pairs = np.empty(2 * nodes.shape[0], dtype=np.int64)
+        choose_rows(starts.ravel(), ends.ravel(), self.flat_order,
+                    np.ascontiguousarray(wrong, dtype=np.bool_), chosen,
+                    np.full(max(self.flat_order.shape[0], 1), -1, dtype=np.int64), pairs)
+        rows = np.flatnonzero(chosen)
+        log_p = log_message_prior(tree, deployed.n_levels, deployed.n_classes, multiway,
+                                  int(nodes.shape[0]), int(rows.shape[0]), deployed.missing)
+        return Compression(rows=rows, pairs=pairs.reshape(-1, 2), nodes=nodes,
+                           log_message_prior=log_p)
+
+
+def threshold_rows(deployed) -> ThresholdRows | str:
+    """:class:`ThresholdRows` of a deployed tree, or why it cannot be compressed (as
+    :func:`compress`)."""
+    return _threshold_rows(deployed)
+
+
+def _threshold_rows(deployed) -> ThresholdRows | str:
     tree = deployed.tree
     if deployed.midpoint is None:
         return (f"{deployed.family} thresholds are not midpoints of training values, so no "
@@ -299,22 +358,8 @@ def compress(deployed, wrong: np.ndarray, multiway: bool) -> Compression | str:
     flat_order = np.empty(range_start[-1], dtype=np.int64)
     fill(*rows_of, columns, pooled, needed_offset, range_start, range_start[:-1].copy(),
          flat_order)
-    # each node's two values as indices into the pooled needed values
-    at = np.empty((nodes.shape[0], 2), dtype=np.int64)
-    for f, j in enumerate(used.tolist()):
-        mine = np.flatnonzero(node_feature == j)
-        at[mine] = needed_offset[f] + np.searchsorted(needed[f], values[mine])
-    starts, ends = range_start[at], range_start[at + 1]
-    chosen = np.zeros(features.shape[0], dtype=np.bool_)
-    pairs = np.empty(2 * nodes.shape[0], dtype=np.int64)
-    choose_rows(starts.ravel(), ends.ravel(), flat_order,
-                np.ascontiguousarray(wrong, dtype=np.bool_), chosen,
-                np.full(max(flat_order.shape[0], 1), -1, dtype=np.int64), pairs)
-    rows = np.flatnonzero(chosen)
-    log_p = log_message_prior(tree, deployed.n_levels, deployed.n_classes, multiway,
-                              int(nodes.shape[0]), int(rows.shape[0]), deployed.missing)
-    return Compression(rows=rows, pairs=pairs.reshape(-1, 2), nodes=nodes,
-                       log_message_prior=log_p)
+    return ThresholdRows(nodes, values, node_feature, needed, needed_offset, range_start,
+                         flat_order, int(features.shape[0]))
 
 
 def _readable(features):

@@ -43,7 +43,7 @@ import numpy as np
 
 from treebound._flat._sklearn_view import as_flat
 from treebound._resources import unlimited
-from treebound.certificates._compression import compress
+from treebound.certificates._compression import compress, threshold_rows
 from treebound.certificates._counting import log_shape_prior, seen_levels
 from treebound.certificates._deployed import DeployedTree, treebound_midpoint
 from treebound.certificates._memo import CertifiedTrees
@@ -70,20 +70,15 @@ class _Candidate:
     """One candidate tree with what its certificate reads from the rows (the predictions, the
     compression set): the compression bound at once, the ``hti`` bound on demand."""
 
-    def __init__(self, tree, X, y, delta):
+    def __init__(self, tree, X, y, delta, compression=compress):
         tree = as_flat(tree)
         multiway = not tree.is_binary  # the settings are not known here (certificate_ reads them)
-        deployed = DeployedTree(
-            tree=tree, features=X, classes=np.arange(tree.n_classes),
-            leaf_class=tree.majority_class, n_categories=tree.n_categories.copy(),
-            midpoint=treebound_midpoint, family="treebound", n_fit_rows=int(y.shape[0]),
-            model=SimpleNamespace(categorical_split="multiway" if multiway else "binary"),
-            n_levels=seen_levels(tree.n_categories))
+        deployed = _deployed(tree, X, y)
         wrong = deployed.predict_index() != y
         # the compression set as evidence: certificate_ reuses it for the chosen tree
         self.sample = Sample(deployed, y, wrong, {"multiway": multiway,
-                                                   "compression": compress(deployed, wrong,
-                                                                           multiway)})
+                                                   "compression": compression(deployed, wrong,
+                                                                              multiway)})
         self.multiway = multiway
         self.half = delta / 2.0
         self.ghost = 4 * self.sample.m
@@ -137,6 +132,48 @@ class _Candidate:
             self.sample.deployed, inner.sample.deployed, self.sample.m + self.ghost,
             self.multiway, DEFAULT_TABLE_BUDGET, cache, self.shape, inner.shape)
         return None if log_growth is None else self._at_most(self._hti(log_growth))
+
+
+def _deployed(tree, X, y) -> DeployedTree:
+    """A candidate tree deployed on the training rows (binary or multiway as its nodes are:
+    the settings are not known here, certificate_ reads them)."""
+    multiway = not tree.is_binary
+    return DeployedTree(
+        tree=tree, features=X, classes=np.arange(tree.n_classes),
+        leaf_class=tree.majority_class, n_categories=tree.n_categories.copy(),
+        midpoint=treebound_midpoint, family="treebound", n_fit_rows=int(y.shape[0]),
+        model=SimpleNamespace(categorical_split="multiway" if multiway else "binary"),
+        n_levels=seen_levels(tree.n_categories))
+
+
+def _nested_compression(prunings, X, y):
+    """``compression(deployed, wrong, multiway)`` for each of ``prunings`` (``(tree,
+    old_to_new)`` of prunings of one tree, as ``Tree.collapse`` returns them), the rows read
+    once for the largest (:class:`~treebound.certificates._compression.ThresholdRows`): the
+    same compression sets as :func:`~treebound.certificates._compression.compress`. ``None``
+    for each when that does not apply (fewer than two trees, or the largest not compressible:
+    each then says why itself)."""
+    if len(prunings) < 2:
+        return [None] * len(prunings)
+    outer_tree, outer_ids = max(prunings, key=lambda p: p[0].n_nodes)
+    found = threshold_rows(_deployed(outer_tree, X, y))
+    if isinstance(found, str):
+        return [None] * len(prunings)
+    position = np.full(outer_tree.n_nodes, -1, dtype=np.int64)
+    position[found.nodes] = np.arange(found.nodes.shape[0])
+    out = []
+    for tree, ids in prunings:
+        grown = np.empty(tree.n_nodes, dtype=np.int64)
+        kept = np.flatnonzero(ids >= 0)
+        grown[ids[kept]] = kept  # the grown tree's id of each node
+        nodes = np.flatnonzero((tree.first_child >= 0) & (tree.category_offset < 0))
+        positions = position[outer_ids[grown[nodes]]]
+        if np.any(positions < 0):  # not a pruning of the largest (cannot happen on a path)
+            out.append(None)
+            continue
+        out.append(lambda deployed, wrong, multiway, positions=positions:
+                   found.choose(deployed, positions, wrong, multiway))
+    return out
 
 
 def _lower_bound(candidates, i, done, cache, beaten_above: float) -> float:
@@ -292,7 +329,7 @@ def prune_certified(tree, fold_trees, X, y, *, n_se: float = 0.6, risk: str = "e
     y = np.asarray(y, dtype=np.int64)
 
     def candidate_tree(k: int):
-        return tree.collapse(seq.make_leaf(k))[0] if k < n_path else extra[k - n_path].tree
+        return tree.collapse(seq.make_leaf(k)) if k < n_path else (extra[k - n_path].tree, None)
 
     # Branch and bound, the smallest tree first (the path's trees are nested: the smallest is a
     # pruning of every other). Each further candidate is certified exactly only when no lower
@@ -301,9 +338,17 @@ def prune_certified(tree, fold_trees, X, y, *, n_se: float = 0.6, risk: str = "e
     # certificate): first the bound read from the tables of the largest certified tree that is
     # a pruning of it (one evaluation of that tree's root), then the bound without tables.
     # Ties: fewer leaves, then the path's tree.
-    trees = [candidate_tree(k) for k in band.tolist()]
+    collapsed = [candidate_tree(k) for k in band.tolist()]
+    trees = [t for t, _ in collapsed]
     rank = [(t.n_leaves, int(k >= n_path)) for t, k in zip(trees, band.tolist(), strict=True)]
-    candidates = [_Candidate(t, X, y, delta) for t in trees]
+    # the path's trees are prunings of one another: their compression sets read the rows once
+    path_trees = [i for i, (_, ids) in enumerate(collapsed) if ids is not None]
+    compression: list = [None] * len(band)
+    for i, how in zip(path_trees, _nested_compression([collapsed[i] for i in path_trees], X, y),
+                      strict=True):
+        compression[i] = how
+    candidates = [_Candidate(t, X, y, delta, compression=how or compress)
+                  for t, how in zip(trees, compression, strict=True)]
     cache = PartitioningCache() if cache is None else cache
     certificates: list = [None] * len(band)
     methods: list = [None] * len(band)
