@@ -267,6 +267,12 @@ def gather_evidence(sample: Sample, methods) -> Sample:
 
 
 def bound_compression(sample: Sample, delta: float) -> BoundValue:
+    """The ``compression`` bound of the sample at ``delta`` (read from
+    ``sample.evidence["compression_bound"][delta]`` when a selection computed it already on
+    this sample: certified selection's chosen tree)."""
+    known = sample.evidence.get("compression_bound", {}).get(float(delta))
+    if known is not None:
+        return known
     found = sample.evidence.get("compression")
     if found is None:
         found = compress(sample.deployed, sample.wrong, sample.multiway)

@@ -87,9 +87,13 @@ class _Candidate:
         self.shape = theorem9_shape(deployed, self.sample.m + self.ghost, multiway,
                                     DEFAULT_TABLE_BUDGET)
         try:
-            self.compression = bound_compression(self.sample, self.half).upper
+            compression = bound_compression(self.sample, self.half)
         except NotApplicable:
             self.compression = None  # no compression set for this tree: hti alone, as certify
+        else:
+            self.compression = compression.upper
+            # kept with the evidence: certificate_ of the chosen tree reads it (the same bound)
+            self.sample.evidence["compression_bound"] = {float(self.half): compression}
 
     def _hti(self, log_growth: float) -> float:
         # hti's upper side only (certify also inverts its lower side, which ranks nothing)
