@@ -232,9 +232,11 @@ def _chernoff_guess(k: int, m: int, M: int, threshold: float) -> float:
     if q == 0.0:  # KL(0 || p) = -ln(1 - p)
         return M * -math.expm1(-target)
     lo, hi = q, 1.0
-    p = min(0.5 * (q + 1.0), q + math.sqrt(2.0 * target))  # Pinsker: KL >= 2 (p - q)^2
-    for _ in range(60):
+    p = min(0.5 * (q + 1.0), q + math.sqrt(0.5 * target))  # Pinsker: KL >= 2 (p - q)^2
+    for _ in range(60):  # Newton's method, safeguarded by bisection
         kl = q * math.log(q / p) + (1.0 - q) * math.log((1.0 - q) / (1.0 - p))
+        if abs(kl - target) <= 1e-13 * target or hi - lo <= 1e-13 * hi:
+            break
         if kl > target:
             hi = p
         else:
@@ -242,8 +244,6 @@ def _chernoff_guess(k: int, m: int, M: int, threshold: float) -> float:
         slope = (1.0 - q) / (1.0 - p) - q / p  # d KL / dp > 0 on (q, 1)
         step = p - (kl - target) / slope if slope > 0.0 else -1.0
         p = step if lo < step < hi else 0.5 * (lo + hi)
-        if hi - lo <= 1e-12 * hi or abs(kl - target) <= 1e-12 * target:
-            break
     return M * p
 
 

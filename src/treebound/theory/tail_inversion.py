@@ -29,6 +29,7 @@ from scipy.special import betainccinv, gammaln
 from treebound._validation import check_integer as _check_count
 from treebound.theory import _costs
 from treebound.theory._hypergeometric import (
+    _chernoff_guess,
     _tolerance,
     hypergeometric_tail_inversion,
     hypergeometric_tail_lower_inversion,
@@ -150,17 +151,59 @@ def _log_binomial_sf(n_errors: int, n_examples: int, p: float) -> float:
     return top + math.log(float(np.exp(terms - top).sum()))
 
 
-def _bisect_probability(predicate, lo: float, hi: float) -> tuple[float, float]:
-    """Shrink ``[lo, hi]`` with ``predicate(lo)`` true and ``predicate(hi)`` false."""
+def _bisect_probability(predicate, lo: float, hi: float, known_true: float = -math.inf,
+                        known_false: float = math.inf) -> tuple[float, float]:
+    """Shrink ``[lo, hi]`` with ``predicate(lo)`` true and ``predicate(hi)`` false.
+
+    ``predicate`` is monotone (true below a point, false above): a midpoint at most
+    ``known_true`` (a point where it was seen true) is true and one at least ``known_false``
+    false without evaluating it, so the same bisection costs only the midpoints between them.
+    """
     for _ in range(200):
         mid = 0.5 * (lo + hi)
         if mid <= lo or mid >= hi or hi - lo <= 1e-15 * hi:
             break
-        if predicate(mid):
+        if mid <= known_true or (mid < known_false and predicate(mid)):
             lo = mid
         else:
             hi = mid
     return lo, hi
+
+
+def _binomial_turn(k: int, n: int, threshold: float, inside) -> tuple[float, float]:
+    """A point where ``inside`` (``log_binomial_cdf(k, n, p) >= threshold``) holds and one,
+    just above, where it does not, close around the turn (``-inf``, ``inf`` for a side not
+    found): Newton's method on ``ln Bin(k; n, p)`` from Hoeffding's (Chernoff) point, which is
+    past the turn; the CDF is log-concave in ``p``, so the steps approach it from above."""
+    p = _chernoff_guess(k, n, 1, threshold)
+    log_choose = float(gammaln(n) - gammaln(k + 1.0) - gammaln(n - k))
+    outside = math.inf
+    for _ in range(40):
+        if not k / n < p < 1.0:
+            break
+        log_cdf = log_binomial_cdf(k, n, p)
+        if not math.isfinite(log_cdf) or log_cdf >= threshold:
+            break
+        outside = p
+        # d/dp ln Bin(k; n, p) = -n C(n - 1, k) p^k (1 - p)^(n - 1 - k) / Bin(k; n, p)
+        log_density = log_choose + k * math.log(p) + (n - 1 - k) * math.log1p(-p)
+        slope = -n * math.exp(log_density - log_cdf)
+        step = (threshold - log_cdf) / slope if slope < 0.0 else 0.0
+        if not step < 0.0 or p + step <= k / n:
+            break
+        if -step <= 1e-15 * p:
+            break
+        p += step
+    if outside == math.inf or not slope < 0.0:
+        return -math.inf, math.inf
+    # Rounding makes the computed test noisy near the turn (the log terms err by a few ulps of
+    # lgamma(n + 1)): the bracket is kept sixteen times that noise, in p, on either side,
+    # so that each midpoint it decides is one whose evaluation is decided too.
+    noise = 16.0 * (64.0 * math.ulp(float(gammaln(n + 1.0))) / -slope + 4.0 * math.ulp(p))
+    above, below = p + noise, p - noise
+    if not (k / n < below and above < 1.0) or inside(above) or not inside(below):
+        return -math.inf, math.inf
+    return below, above
 
 
 def binomial_tail_inversion(n_errors, *, n_examples, delta=0.05, log_prior=0.0) -> float:
@@ -221,7 +264,8 @@ def binomial_tail_inversion(n_errors, *, n_examples, delta=0.05, log_prior=0.0) 
             lo, hi = guess * (1 - 1e-9), min(1.0, guess * (1 + 1e-9))
             if inside(lo) and not inside(hi):
                 return float(hi)
-    lo, hi = _bisect_probability(inside, k / n, 1.0)
+    # the bisection from [k / n, 1], its midpoints outside a close bracket of the turn known
+    lo, hi = _bisect_probability(inside, k / n, 1.0, *_binomial_turn(k, n, threshold, inside))
     return float(hi)
 
 
