@@ -46,6 +46,7 @@ compressible by this scheme and :func:`compress` says why.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 
@@ -108,7 +109,13 @@ def log_surjections_bound(n_slots: int, n_targets: int) -> float:
     examples: exact for ``s <= 200``, else ``C(s, d) d! d^(s - d)`` (choose the slots of the
     first occurrences, order the examples by first occurrence, fill the rest freely); equal
     to ``s!`` when ``d = s``."""
-    s, d = int(n_slots), int(n_targets)
+    return _log_surjections_bound(int(n_slots), int(n_targets))
+
+
+@functools.lru_cache(maxsize=4096)
+def _log_surjections_bound(s: int, d: int) -> float:
+    # memoized: the exact Stirling number is a big-integer sum, and the candidates of one
+    # selection ask for the same few (slots, examples)
     if d > s or (d == 0 and s > 0):
         return -math.inf
     if s == 0:
