@@ -65,3 +65,20 @@ def test_one_tree_or_an_incompressible_largest_falls_back_to_compress():
     shifted[0].threshold[0] += 1e-3  # not a midpoint of two training values any more
     smaller = shifted[0].collapse(np.r_[True, np.zeros(shifted[0].n_nodes - 1, dtype=bool)])
     assert certified._nested_compression([shifted, smaller], model.encode(X), y) == [None, None]
+
+
+@pytest.mark.parametrize("name, missing", [("cancer", False), ("wine", False), ("cancer", True),
+                                           ("wine", True)])
+def test_nested_predictions_are_each_trees_own(name, missing):
+    X, y = _rows(name, missing)
+    model = DecisionTreeClassifier(max_leaf_nodes=30, random_state=0).fit(X, y)
+    tree = as_flat(model.tree_)
+    X_enc, y_idx = model.encode(X), np.searchsorted(model.classes_, y)
+    seq = weakest_link_sequence(tree)
+    prunings = [tree.collapse(seq.make_leaf(k)) for k in range(len(seq))]
+    for subset in (prunings, prunings[::3], prunings[2:5]):
+        nested = certified._nested_predictions(subset, X_enc)
+        for (pruned, _), predicted in zip(subset, nested, strict=True):
+            want = certified._deployed(pruned, X_enc, y_idx).predict_index()
+            assert np.array_equal(predicted, want)
+    assert certified._nested_predictions(prunings[:1], X_enc) == [None]

@@ -70,11 +70,11 @@ class _Candidate:
     """One candidate tree with what its certificate reads from the rows (the predictions, the
     compression set): the compression bound at once, the ``hti`` bound on demand."""
 
-    def __init__(self, tree, X, y, delta, compression=compress):
+    def __init__(self, tree, X, y, delta, compression=compress, predicted=None):
         tree = as_flat(tree)
         multiway = not tree.is_binary  # the settings are not known here (certificate_ reads them)
         deployed = _deployed(tree, X, y)
-        wrong = deployed.predict_index() != y
+        wrong = (deployed.predict_index() if predicted is None else predicted) != y
         # the compression set as evidence: certificate_ reuses it for the chosen tree
         self.sample = Sample(deployed, y, wrong, {"multiway": multiway,
                                                    "compression": compression(deployed, wrong,
@@ -177,6 +177,33 @@ def _nested_compression(prunings, X, y):
             continue
         out.append(lambda deployed, wrong, multiway, positions=positions:
                    found.choose(deployed, positions, wrong, multiway))
+    return out
+
+
+def _nested_predictions(prunings, X):
+    """``deployed.predict_index()`` of each of ``prunings`` (as :func:`_nested_compression`),
+    the rows routed once, through the largest: a row stops in a pruning at the last node of its
+    path in the largest that the pruning keeps, a leaf of the pruning. ``None`` for each of
+    fewer than two trees."""
+    if len(prunings) < 2:
+        return [None] * len(prunings)
+    outer_tree, outer_ids = max(prunings, key=lambda p: p[0].n_nodes)
+    reached = outer_tree.apply(X)
+    n_outer = outer_tree.n_nodes
+    parent = np.full(n_outer, -1, dtype=np.int64)
+    for node in np.flatnonzero(outer_tree.first_child >= 0).tolist():
+        start = int(outer_tree.first_child[node])
+        parent[start:start + int(outer_tree.n_children[node])] = node
+    grown_of_outer = np.empty(n_outer, dtype=np.int64)
+    kept = np.flatnonzero(outer_ids >= 0)
+    grown_of_outer[outer_ids[kept]] = kept
+    out = []
+    for tree, ids in prunings:
+        stop = ids[grown_of_outer]  # each node of the largest in this pruning (-1: dropped)
+        for node in range(1, n_outer):  # breadth-first ids: a parent before its children
+            if stop[node] < 0:
+                stop[node] = stop[parent[node]]
+        out.append(tree.majority_class[stop[reached]])
     return out
 
 
@@ -348,11 +375,13 @@ def prune_certified(tree, fold_trees, X, y, *, n_se: float = 0.6, risk: str = "e
     # the path's trees are prunings of one another: their compression sets read the rows once
     path_trees = [i for i, (_, ids) in enumerate(collapsed) if ids is not None]
     compression: list = [None] * len(band)
-    for i, how in zip(path_trees, _nested_compression([collapsed[i] for i in path_trees], X, y),
-                      strict=True):
-        compression[i] = how
-    candidates = [_Candidate(t, X, y, delta, compression=how or compress)
-                  for t, how in zip(trees, compression, strict=True)]
+    predicted: list = [None] * len(band)
+    nested = [collapsed[i] for i in path_trees]
+    for i, how, rows in zip(path_trees, _nested_compression(nested, X, y),
+                            _nested_predictions(nested, X), strict=True):
+        compression[i], predicted[i] = how, rows
+    candidates = [_Candidate(t, X, y, delta, compression=how or compress, predicted=rows)
+                  for t, how, rows in zip(trees, compression, predicted, strict=True)]
     cache = PartitioningCache() if cache is None else cache
     certificates: list = [None] * len(band)
     methods: list = [None] * len(band)
