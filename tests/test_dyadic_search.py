@@ -1,6 +1,7 @@
 """The DDT searches against brute force: every objective equals the minimum over all DDTs."""
 
 import math
+import os
 
 import numpy as np
 import pytest
@@ -157,3 +158,19 @@ def test_deep_zoom_into_a_cluster():
     assert free.objective <= cyclic.objective + 1e-12
     assert free.empirical_risk == 0.0
     assert free.depth.max() == 9  # the label boundary x1 = 2**-9 needs nine halvings of x1
+
+
+@pytest.mark.skipif(os.environ.get("NUMBA_DISABLE_JIT", "0") not in ("", "0"),
+                    reason="counts numba's compiled variants")
+def test_one_and_several_features_share_one_compiled_search():
+    # a one-column grid is both C- and F-contiguous: passed as is, every search kernel compiled a
+    # second variant for it (~25 s of a cold start)
+    from treebound._kernels.dyadic_cyclic import solve_cyclic
+    from treebound._kernels.dyadic_free import extract_free, solve_free
+
+    for d in (1, 3):
+        X, y = dyadic_data(d, 40, d)
+        search(X, y, 2)
+        search(X, y, 2, variant="cyclic")
+    for kernel in (solve_free, extract_free, solve_cyclic):
+        assert len(kernel.signatures) == 1, kernel.signatures

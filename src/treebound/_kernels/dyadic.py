@@ -6,6 +6,9 @@ stored scaling). A dyadic cell is one dyadic interval per coordinate, each writt
 index* ``h = 2**level + index`` (the whole interval is ``1``, its halves ``2h`` and ``2h + 1``).
 Example ``i`` lies in the lower half ``A^{s,1} = {x^s < midpoint}`` (section II) of a cell whose
 coordinate ``s`` is at level ``l`` exactly when bit ``L - l - 1`` of ``grid[i, s]`` is 0.
+The searches take the grid transposed, ``columns[f, i] = grid[i, f]`` (C-contiguous), and read
+``columns.T``: a one-feature grid is both C- and F-contiguous, and passed as ``grid`` it compiled
+every search a second time, for C layout, next to the F layout of wider grids.
 
 Objective, Eq. (1): empirical risk ``errors / n`` plus a penalty summed over the leaves.
 

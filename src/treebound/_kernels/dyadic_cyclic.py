@@ -44,14 +44,17 @@ def _doubled(first_child, feature, boundary, counts, depth, seg_lo, seg_hi, cost
 
 
 @njit(**JIT_OPTIONS)
-def solve_cyclic(grid, y, n_classes, resolution, kind, pen_a, pen_b, per_leaf, inv_n, max_nodes):
+def solve_cyclic(columns, y, n_classes, resolution, kind, pen_a, pen_b, per_leaf, inv_n, max_nodes):
     """Minimum of Eq. (1) over cyclic DDTs in ``T_M``: grow T_INIT, prune it bottom-up.
+
+    ``columns`` is the grid transposed (see :mod:`treebound._kernels.dyadic`).
 
     Returns ``(status, root_cost, first_child, feature, boundary, counts, depth, n_grown)``: the
     pruned tree as node arrays in breadth-first order (see
     :func:`treebound._kernels.dyadic.new_nodes`) and the number of T_INIT nodes; ``status`` is
     ``STATUS_BUDGET_EXCEEDED`` when T_INIT would exceed ``max_nodes`` nodes.
     """
+    grid = columns.T
     n_samples, n_features = grid.shape
     max_depth = resolution * n_features
     first_child, feature, boundary, counts, depth = new_nodes(64, n_classes)

@@ -125,15 +125,18 @@ def _push(grid, points, f, s, side, resolution, heap, levels, frame_key, key, se
 
 
 @njit(**JIT_OPTIONS)
-def solve_free(grid, y, n_classes, resolution, active, kind, pen_a, pen_b, per_leaf, inv_n,
+def solve_free(columns, y, n_classes, resolution, active, kind, pen_a, pen_b, per_leaf, inv_n,
                max_cells):
     """Exact minimum of Eq. (1) over free DDTs whose splits use coordinates with ``active``.
+
+    ``columns`` is the grid transposed (see :mod:`treebound._kernels.dyadic`).
 
     Returns ``(status, root_cost, keys, values, splits, exact, n_cells)``: the memo table (see
     :func:`treebound._kernels.dyadic.new_table`) and the number of cells stored in it;
     ``status`` is ``STATUS_BUDGET_EXCEEDED`` (and the rest meaningless) as soon as storing one
     more cell would exceed ``max_cells``.
     """
+    grid = columns.T
     n_samples, n_features = grid.shape
     bits, per_word, n_words = key_layout(n_features, resolution)
     n_frames = resolution * n_features + 2
@@ -333,13 +336,16 @@ def _consider(f, s, candidate, best, best_split, lower_acc):
 
 
 @njit(**JIT_OPTIONS)
-def extract_free(grid, y, n_classes, resolution, keys, splits, exact, n_cells):
+def extract_free(columns, y, n_classes, resolution, keys, splits, exact, n_cells):
     """The optimal tree of a :func:`solve_free` memo as node arrays in breadth-first order.
+
+    ``columns`` is the grid transposed (see :mod:`treebound._kernels.dyadic`).
 
     Returns ``(first_child, feature, boundary, counts, depth)`` (see
     :func:`treebound._kernels.dyadic.new_nodes`); ``counts`` are the class counts of the
     training examples routed to each node.
     """
+    grid = columns.T
     n_samples, n_features = grid.shape
     bits, per_word, n_words = key_layout(n_features, resolution)
     capacity = 2 * n_cells + 1

@@ -432,7 +432,9 @@ class _Problem:
     def solve(self, kind: int, per_leaf: float) -> tuple[np.ndarray, ...]:
         s = self.settings
         inv_n = 1.0 / self.grid.shape[0]
-        args = (self.grid, self.y, self.n_classes, s.resolution)
+        # the kernels take the transposed grid: C-contiguous for any number of features, so one
+        # compiled variant (a one-column Fortran array is also C-contiguous, numba types it C)
+        args = (self.grid.T, self.y, self.n_classes, s.resolution)
         costs = (kind, self.pen_a, self.pen_b, float(per_leaf), inv_n)
         self.n_searches += 1
         if s.variant == "cyclic":
