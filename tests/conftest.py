@@ -1,4 +1,8 @@
 import os
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,3 +21,38 @@ def _seed_numpy():
 settings.register_profile("deterministic", derandomize=True, print_blob=True)
 settings.register_profile("explore", derandomize=False, print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "deterministic"))
+
+_WARMUP = Path(__file__).resolve().parent / "_kernel_warmup.py"
+_warmup_note: list[str] = []
+
+
+def _compiles_into_a_cache() -> bool:
+    from treebound import _config
+
+    return _config.NUMBA_CACHE and os.environ.get("NUMBA_DISABLE_JIT", "0") in ("", "0")
+
+
+def pytest_configure(config):
+    """Before the test processes of a parallel run of the whole suite start (``make test``),
+    compile the growth kernels they all need into the on-disk cache, one process per group
+    (``_kernel_warmup.py`` says why). Nothing to do for one process, for a chosen set of tests or
+    when the cache is already warm (the processes then load the kernels in a few seconds)."""
+    if (hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None)
+            or config.args_source is not pytest.Config.ArgsSource.TESTPATHS
+            or not _compiles_into_a_cache()):
+        return
+    from _kernel_warmup import GROUPS
+
+    start = time.perf_counter()
+    processes = [subprocess.Popen([sys.executable, str(_WARMUP), group],
+                                  stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL) for group in GROUPS]
+    # a group that fails is compiled (and its error shown) by the tests that need it
+    failed = [group for group, process in zip(GROUPS, processes, strict=True) if process.wait()]
+    _warmup_note.append(f"kernel warm-up: {len(GROUPS)} groups side by side in "
+                        f"{time.perf_counter() - start:.0f} s"
+                        + (f" ({', '.join(failed)} failed)" if failed else ""))
+
+
+def pytest_report_header(config):
+    return _warmup_note

@@ -5,7 +5,9 @@ key, shorten or extend a list, swap values between places) and checks that loadi
 raises ``ValueError`` or yields a model whose prediction works.
 """
 
+import functools
 import json
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
@@ -29,7 +31,31 @@ def _valid_models():
     }
 
 
-MODELS = _valid_models()
+class _FittedOnFirstUse(Mapping):
+    """:func:`_valid_models`, fitted when a test first reads it, not when the module is imported:
+    fitting at import made every test process compile the growth kernels during collection,
+    before any test could run."""
+
+    NAMES = ("categorical", "multiway", "numeric", "regressor")
+
+    def __getitem__(self, name):
+        return _models()[name]
+
+    def __iter__(self):
+        return iter(self.NAMES)
+
+    def __len__(self):
+        return len(self.NAMES)
+
+
+@functools.cache
+def _models():
+    models = _valid_models()
+    assert tuple(sorted(models)) == _FittedOnFirstUse.NAMES  # every model is drawn
+    return models
+
+
+MODELS = _FittedOnFirstUse()
 JUNK = st.one_of(
     st.none(), st.booleans(), st.integers(-(2**70), 2**70),
     st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=5),
