@@ -159,7 +159,9 @@ def _gosdt(binarizer_kind, seed=0):
     from gosdt import GOSDTClassifier, NumericBinarizer, ThresholdGuessBinarizer
     from sklearn.pipeline import Pipeline
 
-    X, y = _data(200, seed)
+    # NumericBinarizer makes a binary column per distinct value: 120 rows (~120 columns) keep
+    # every kind of threshold and fit GOSDT in a quarter of the time of 200 rows (~190 columns)
+    X, y = _data(200 if binarizer_kind == "guess" else 120, seed)
     if binarizer_kind == "guess":
         binarizer = ThresholdGuessBinarizer(n_estimators=20, max_depth=1, random_state=0)
     else:
