@@ -76,21 +76,24 @@ def best_objective(u: np.ndarray, y: np.ndarray, resolution: int, *, penalty: st
     n_classes = int(y.max()) + 1
     stats = {}
 
-    def leaf_stats(cell):
-        if cell not in stats:
+    def leaf_terms(leaf):
+        # a leaf's errors and penalty, computed once: the trees share their leaves
+        if leaf not in stats:
+            cell, depth = leaf
             counts = np.bincount(y[in_cell(u, cell)], minlength=n_classes)
-            stats[cell] = (int(counts.sum()), int(counts.sum() - counts.max()))
-        return stats[cell]
+            m = int(counts.sum())
+            stats[leaf] = (m - int(counts.max()), leaf_penalty(m, depth, n, d, delta))
+        return stats[leaf]
 
     best, best_tree = math.inf, None
     for tree in all_trees(d, resolution, cyclic):
         errors = 0
         pen = 0.0
-        for cell, depth in tree:
-            m, e = leaf_stats(cell)
+        for leaf in tree:
+            e, leaf_pen = leaf_terms(leaf)
             errors += e
             if penalty == "spatially_adaptive":
-                pen += leaf_penalty(m, depth, n, d, delta)
+                pen += leaf_pen
         if penalty == "square_root":
             pen = sqrt_penalty(len(tree), n, d, delta)
         value = errors / n + scale * pen
