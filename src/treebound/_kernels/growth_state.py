@@ -173,6 +173,7 @@ class SearchScratch(NamedTuple):
     miss: np.ndarray  # (width,) statistics of a node's missing rows (missing-value scans)
     mixed: np.ndarray  # (width,) a child's statistics with the missing rows added
     slot_map: np.ndarray  # (max_codes,) child slot per category of the current test
+    present_codes: np.ndarray  # (max_codes,) the non-empty codes of a histogram scan
     rng: np.ndarray  # (1,) uint64 splitmix64 state
 
 
@@ -298,6 +299,7 @@ def new_scratch(n, n_features, max_codes, max_children, width, n_block, categori
         miss=np.empty(width, dtype=np.float64),
         mixed=np.empty(width, dtype=np.float64),
         slot_map=np.empty(max_codes, dtype=np.int64),
+        present_codes=np.empty(max_codes, dtype=np.int64),
         # the seed's 64 bits, as the kernels' splitmix64 stream expects them
         rng=np.array([seed], dtype=np.int64).view(np.uint64),
     )

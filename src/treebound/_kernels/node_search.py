@@ -331,7 +331,7 @@ def find_best_test(node, data, layout, params, nodes, order, pools, scratch, cat
             gain, lo, hi, missing_slot, n_present = scan_histogram(
                 h_src, h_src_off, h_cnt, h_coff, h_counts_in_hist, nc, missing_code[f], n_node,
                 task, width, criterion, nv, poff, weight, parent_mass, min_samples_leaf, left,
-                right, scratch.miss, scratch.mixed)
+                right, scratch.miss, scratch.mixed, scratch.present_codes)
             constant = n_present <= 1
         if constant:
             const_flags[const_row, f] = 1
