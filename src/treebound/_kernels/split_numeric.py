@@ -253,14 +253,19 @@ def _code_count(hist, base, hcount, coff, counts_in_hist, b, width, regression):
 @njit(**NO_NRT_INLINE_JIT_OPTIONS)
 def _list_present_codes(hist, hoff, n_codes, width, present):
     """``present[:m]`` = the codes ``b < n_codes`` with rows in the unit-weight statistics
-    ``hist[hoff + b * width + k]``; returns ``m``. No branch depends on the data."""
-    m = 0
+    ``hist[hoff + b * width + k]``; returns ``m``. No branch depends on the data, and the
+    codes are flagged before they are listed: listing them in the same pass made every store
+    wait for the previous code's float sum."""
     for b in range(n_codes):
-        present[m] = b
         total = 0.0
         for k in range(width):
             total += hist[hoff + b * width + k]
-        m += np.int64(total + 0.5) != 0
+        present[b] = np.int64(total + 0.5) != 0
+    m = 0
+    for b in range(n_codes):
+        nonempty = present[b]
+        present[m] = b  # m <= b: the flags not read yet are not overwritten
+        m += nonempty
     return m
 
 
