@@ -150,6 +150,15 @@ def _deployed(tree, X, y) -> DeployedTree:
         n_levels=seen_levels(tree.n_categories))
 
 
+def _grown_ids(old_to_new, n_nodes: int) -> np.ndarray:
+    """The grown tree's id of each of the ``n_nodes`` nodes of a pruning (the inverse of
+    ``Tree.collapse``'s ``old_to_new``, whose dropped nodes are ``-1``)."""
+    grown = np.empty(n_nodes, dtype=np.int64)
+    kept = np.flatnonzero(old_to_new >= 0)
+    grown[old_to_new[kept]] = kept
+    return grown
+
+
 def _nested_compression(prunings, X, y):
     """``compression(deployed, wrong, multiway)`` for each of ``prunings`` (``(tree,
     old_to_new)`` of prunings of one tree, as ``Tree.collapse`` returns them), the rows read
@@ -167,11 +176,8 @@ def _nested_compression(prunings, X, y):
     position[found.nodes] = np.arange(found.nodes.shape[0])
     out = []
     for tree, ids in prunings:
-        grown = np.empty(tree.n_nodes, dtype=np.int64)
-        kept = np.flatnonzero(ids >= 0)
-        grown[ids[kept]] = kept  # the grown tree's id of each node
         nodes = np.flatnonzero((tree.first_child >= 0) & (tree.category_offset < 0))
-        positions = position[outer_ids[grown[nodes]]]
+        positions = position[outer_ids[_grown_ids(ids, tree.n_nodes)[nodes]]]
         if np.any(positions < 0):  # not a pruning of the largest (cannot happen on a path)
             out.append(None)
             continue
@@ -190,13 +196,8 @@ def _nested_predictions(prunings, X):
     outer_tree, outer_ids = max(prunings, key=lambda p: p[0].n_nodes)
     reached = outer_tree.apply(X)
     n_outer = outer_tree.n_nodes
-    parent = np.full(n_outer, -1, dtype=np.int64)
-    for node in np.flatnonzero(outer_tree.first_child >= 0).tolist():
-        start = int(outer_tree.first_child[node])
-        parent[start:start + int(outer_tree.n_children[node])] = node
-    grown_of_outer = np.empty(n_outer, dtype=np.int64)
-    kept = np.flatnonzero(outer_ids >= 0)
-    grown_of_outer[outer_ids[kept]] = kept
+    parent = outer_tree.parent
+    grown_of_outer = _grown_ids(outer_ids, n_outer)
     out = []
     for tree, ids in prunings:
         stop = ids[grown_of_outer]  # each node of the largest in this pruning (-1: dropped)
