@@ -36,7 +36,7 @@ def _accumulate(samples, start, end, codes_t, y_cls, y_val, w, task, width, hist
             wyy = wy * yv
             for a in range(n_active):
                 j = active[a]
-                base = boff + hist_offset[j] + codes_t[s, j] * 3
+                base = boff + hist_offset[j] + np.intp(codes_t[s, j]) * 3
                 blocks[base] += ws
                 blocks[base + 1] += wy
                 blocks[base + 2] += wyy
@@ -44,7 +44,7 @@ def _accumulate(samples, start, end, codes_t, y_cls, y_val, w, task, width, hist
             k = boff + y_cls[s]
             for a in range(n_active):
                 j = active[a]
-                blocks[k + hist_offset[j] + codes_t[s, j] * width] += ws
+                blocks[k + hist_offset[j] + np.intp(codes_t[s, j]) * width] += ws
         if with_counts:
             for a in range(n_active):
                 j = active[a]

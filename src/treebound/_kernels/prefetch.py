@@ -8,13 +8,17 @@ samples ahead hides most of the cache-miss latency.
 from __future__ import annotations
 
 from llvmlite import ir
-from numba import types
+from numba import config, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
 
+def _prefetch_python(arr, index):
+    """The hint's plain-Python form (``NUMBA_DISABLE_JIT=1``): nothing to hint."""
+
+
 @intrinsic
-def prefetch(typingctx, arr, index):
+def _prefetch_intrinsic(typingctx, arr, index):
     """Hint that element ``index`` of the C-contiguous array ``arr``'s data (counted flat, in
     elements) will be read soon. No effect on results; never faults."""
     if not isinstance(arr, types.Array) or not isinstance(index, types.Integer):
@@ -33,3 +37,7 @@ def prefetch(typingctx, arr, index):
         return context.get_dummy_value()
 
     return sig, codegen
+
+
+# An intrinsic cannot run as Python, and with the JIT off every kernel that calls it does.
+prefetch = _prefetch_python if config.DISABLE_JIT else _prefetch_intrinsic
