@@ -170,6 +170,38 @@ def test_certified_branch_and_bound_matches_every_candidate_certified(seed):
     assert None in model.pruning_info_["certificates"]  # the bound did skip some
 
 
+def test_certified_block_bounds_skip_only_candidates_that_cannot_win(monkeypatch):
+    """Multiclass rows, where the candidates' cheaper lower bounds fall short and the bounds
+    over blocks of points decide: every lower bound below the candidate's certificate from
+    ``treebound.certify``, and the choice that of certifying the whole band."""
+    from treebound import certify
+    from treebound.pruning import certified
+    from treebound.pruning.cost_complexity import weakest_link_sequence
+
+    calls = []
+    block = certified._Candidate.block_lower_bound
+    monkeypatch.setattr(certified._Candidate, "block_lower_bound",
+                        lambda self, *a: calls.append(1) or block(self, *a))
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(700, 3)).round(2)
+    y = (np.digitize(X[:, 0] + 0.7 * X[:, 1], [-1.0, 0.0, 1.0]) + (rng.random(700) < 0.3)) % 4
+    kw = {"max_leaf_nodes": 30, "random_state": 0}
+    model = DecisionTreeClassifier(pruning="certified", pruning_params={"n_folds": 5, "n_se": 3},
+                                   **kw).fit(X, y)
+    grown = DecisionTreeClassifier(**kw).fit(X, y)
+    flat = grown.tree_.flat
+    sequence = weakest_link_sequence(flat, "error")
+    band = model.pruning_info_["candidates"]
+    certificates = {}
+    for k in band:
+        grown.tree_ = flat.collapse(sequence.make_leaf(k))[0]
+        certificates[k] = certify(grown, X, y).risk_upper_bound
+    chosen = min(band, key=lambda k: (certificates[k], -k))
+    _check_against_oracle(model, {"n_leaves": sequence.n_leaves.tolist()}, band, certificates,
+                          chosen)
+    assert calls  # the bounds over blocks were needed
+
+
 def test_certified_never_worse_than_the_one_se_tree_in_certificate():
     X, y = _noisy(11, n=400)
     kw = {"random_state": 0, "max_leaf_nodes": 40}

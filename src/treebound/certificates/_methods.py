@@ -39,7 +39,10 @@ from treebound.certificates._counting import (
 )
 from treebound.theory._costs import CERTIFICATE_TABLE_CELLS, certificate_uses_theorem9
 from treebound.theory._fitted_shapes import subtree_structures
-from treebound.theory._pruned_shapes import pruned_log_growth_lower_bound
+from treebound.theory._pruned_shapes import (
+    block_log_growth_lower_bound,
+    pruned_log_growth_lower_bound,
+)
 from treebound.theory.bounds import PAPER_ERROR_PRIOR_RATIO, shawe_taylor_bound
 from treebound.theory.partitioning import log_growth_function_upper_bound
 from treebound.theory.tail_inversion import (
@@ -53,7 +56,7 @@ from treebound.theory.tail_inversion import (
 
 __all__ = ["BoundValue", "Sample", "gather_evidence", "log_growth_bound",
            "hti_key", "log_growth_lower_bound", "pruned_growth_lower_bound",
-           "theorem9_shape"]
+           "theorem9_shape", "block_growth_lower_bound"]
 
 #: Theorem 9 is computed when (tree nodes) x (parts) x (points) is below this (about 0.1 s) and
 #: its tables are estimated cheap (many-level categorical features); otherwise the closed-form
@@ -194,6 +197,29 @@ def pruned_growth_lower_bound(deployed, inner, n_points: int, multiway: bool,
         return None
     # Theorem 9's values carry a relative error below 1e-9 (log space): keep clear of it
     return min(closed, low * (1.0 - 1e-7))
+
+
+def block_growth_lower_bound(deployed, n_points: int, multiway: bool,
+                             table_budget: int = DEFAULT_TABLE_BUDGET, cache=None, shape=None,
+                             n_blocks: int | None = None) -> float:
+    """A number at most :func:`log_growth_bound`'s value for ``deployed``, from the Theorem 9
+    tables ``cache`` holds and sums over blocks of points for the subtrees it does not
+    (:func:`~treebound.theory._pruned_shapes.block_log_growth_lower_bound`: a few
+    milliseconds where the tree's own tables take tens when ``cache`` holds those of a pruning
+    of it). Where the tables are not used, the closed form itself. ``shape``: as in
+    :func:`log_growth_bound`; ``n_blocks``: grid points (default
+    :data:`~treebound.theory._pruned_shapes.LOWER_BOUND_BLOCKS`)."""
+    closed, theorem9 = shape or theorem9_shape(deployed, n_points, multiway, table_budget)
+    if theorem9 is None:
+        return closed
+    options = {} if n_blocks is None else {"n_blocks": n_blocks}
+    low = block_log_growth_lower_bound(theorem9[0], n_examples=n_points,
+                                       n_features=theorem9[1], n_classes=deployed.n_classes,
+                                       cache=cache, **options)
+    if low is None:
+        return closed  # at most L points: Theorem 9 is not computed for such a tree
+    # Theorem 9's values carry a relative error below 1e-9 (log space): keep clear of it
+    return min(closed, max(low, 0.0) * (1.0 - 1e-7))
 
 
 def bound_hti(sample: Sample, delta: float, ghost_size: int | None,

@@ -51,6 +51,7 @@ from treebound.certificates._methods import (
     DEFAULT_TABLE_BUDGET,
     NotApplicable,
     Sample,
+    block_growth_lower_bound,
     bound_compression,
     hti_key,
     log_growth_bound,
@@ -137,6 +138,15 @@ class _Candidate:
             self.multiway, DEFAULT_TABLE_BUDGET, cache, self.shape, inner.shape)
         return None if log_growth is None else self._at_most(self._hti(log_growth))
 
+    def block_lower_bound(self, cache, n_blocks: int | None = None) -> float:
+        """A lower bound of the certificate from the Theorem 9 tables ``cache`` holds and sums
+        over blocks of points for the subtrees it does not
+        (:func:`~treebound.certificates._methods.block_growth_lower_bound`)."""
+        log_growth = block_growth_lower_bound(self.sample.deployed, self.sample.m + self.ghost,
+                                              self.multiway, DEFAULT_TABLE_BUDGET, cache,
+                                              self.shape, n_blocks)
+        return self._at_most(self._hti(log_growth))
+
 
 def _deployed(tree, X, y) -> DeployedTree:
     """A candidate tree deployed on the training rows (binary or multiway as its nodes are:
@@ -210,8 +220,10 @@ def _nested_predictions(prunings, X):
 
 def _lower_bound(candidates, i, done, cache, beaten_above: float) -> float:
     """A lower bound of candidate ``i``'s certificate: from the tables of the largest certified
-    candidate that is a pruning of it, and, while that is not above ``beaten_above``, the
-    larger of it and the bound without tables."""
+    candidate that is a pruning of it; while that is not above ``beaten_above``, the larger of
+    it and the bound without tables; and while that is not either, the larger of these and the
+    bounds over blocks of points (:data:`BLOCK_BOUNDS`, the coarser first), which read the
+    tables the certified candidates left in ``cache``."""
     bound = None
     for inner in reversed(done):
         bound = candidates[i].lower_bound_from(candidates[inner], cache)
@@ -220,7 +232,17 @@ def _lower_bound(candidates, i, done, cache, beaten_above: float) -> float:
     if bound is None or bound <= beaten_above:
         without = candidates[i].lower_bound()
         bound = without if bound is None else max(bound, without)
+    for n_blocks in BLOCK_BOUNDS:
+        if bound > beaten_above or candidates[i].shape[1] is None:
+            break
+        bound = max(bound, candidates[i].block_lower_bound(cache, n_blocks))
     return bound
+
+
+#: Grid points of the bounds over blocks that certified selection tries, in turn, on a
+#: candidate whose cheaper bounds fall short (each about four times the time of the one
+#: before; on yeast's band, 1.8 and 15 ms against 45 ms for the candidate's own tables).
+BLOCK_BOUNDS = (32, 128)
 
 
 def candidate_certificate(tree, X, y, *, delta: float = 0.05, cache=None) -> tuple[float, str]:
