@@ -154,3 +154,22 @@ def test_block_sums_kernel_against_a_direct_sum():
                    if np.isfinite(log_coef[a, b, 2]))
     assert got[2] == pytest.approx(math.log(expected), rel=1e-12)
     assert got[0] == -np.inf and got[1] == -np.inf
+
+
+def test_shared_tables_are_the_freshly_computed_ones_to_the_bit():
+    """Caches share the log Stirling and merge-coefficient tables between them (a fresh cache
+    per certificate): slices of a larger table are the smaller table itself, and nothing a
+    cache does to its copy reaches the next cache."""
+    from treebound._kernels.partitioning import log_stirling2_table
+    from treebound.theory import _cache
+
+    first = PartitioningCache()._log_stirling_upto(700, 6)
+    assert np.array_equal(first, log_stirling2_table(700, 6))
+    first[:] = 0.0  # a caller's own copy
+    smaller = PartitioningCache()._log_stirling_upto(300, 4)
+    assert np.array_equal(smaller, log_stirling2_table(300, 4))  # a slice of the shared one
+    assert smaller.flags.c_contiguous and smaller.flags.writeable
+    assert _cache._shared["log_stirling"].shape[1] > 300
+    coef = PartitioningCache()._log_coef_upto(5)
+    coef[:] = 0.0
+    assert np.array_equal(PartitioningCache()._log_coef_upto(5), log_merge_coefficients(5))
