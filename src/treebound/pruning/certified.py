@@ -219,24 +219,34 @@ def _nested_predictions(prunings, X):
 
 
 def _lower_bound(candidates, i, done, cache, beaten_above: float) -> float:
-    """A lower bound of candidate ``i``'s certificate: from the tables of the largest certified
-    candidate that is a pruning of it; while that is not above ``beaten_above``, the larger of
-    it and the bound without tables; and while that is not either, the larger of these and the
-    bounds over blocks of points (:data:`BLOCK_BOUNDS`, the coarser first), which read the
-    tables the certified candidates left in ``cache``."""
-    bound = None
+    """A lower bound of candidate ``i``'s certificate, the larger of the bounds tried in turn
+    until one is above ``beaten_above`` (cheapest first): without tables; over
+    :data:`BLOCK_BOUNDS` ``[0]`` blocks of points, reading the tables the certified candidates
+    left in ``cache``; from the tables of the largest certified candidate that is a pruning of
+    it (one evaluation of that tree's root); over the remaining, finer, blocks."""
+    candidate = candidates[i]
+    bound = candidate.lower_bound()
+    tables = candidate.shape[1] is not None and bool(done)
+    steps = [lambda: candidate.block_lower_bound(cache, BLOCK_BOUNDS[0]),
+             lambda: _pruned_lower_bound(candidates, i, done, cache),
+             *(lambda n=n: candidate.block_lower_bound(cache, n) for n in BLOCK_BOUNDS[1:])]
+    for step in steps if tables else ():
+        if bound > beaten_above:
+            break
+        found = step()
+        if found is not None:
+            bound = max(bound, found)
+    return bound
+
+
+def _pruned_lower_bound(candidates, i, done, cache) -> float | None:
+    """The bound from the tables of the largest certified candidate that is a pruning of
+    candidate ``i`` (``None`` when none is)."""
     for inner in reversed(done):
         bound = candidates[i].lower_bound_from(candidates[inner], cache)
         if bound is not None:
-            break
-    if bound is None or bound <= beaten_above:
-        without = candidates[i].lower_bound()
-        bound = without if bound is None else max(bound, without)
-    for n_blocks in BLOCK_BOUNDS:
-        if bound > beaten_above or candidates[i].shape[1] is None:
-            break
-        bound = max(bound, candidates[i].block_lower_bound(cache, n_blocks))
-    return bound
+            return bound
+    return None
 
 
 #: Grid points of the bounds over blocks that certified selection tries, in turn, on a
