@@ -297,7 +297,10 @@ TILT_WINDOW = 60.0
 
 class _DirectRows:
     """Direct sums of selected rows beside the FFTs: pair by pair up to 2 rows, else in the
-    falling-factorial basis (the children's tables converted once, on the first call)."""
+    falling-factorial basis (the children's tables converted on the first call, only the
+    columns ``k <= m_end`` the sums read, and again with twice as many when a later call reads
+    further: each column of the basis is computed from its own column alone, so these are the
+    full basis's numbers; the outputs summed directly are mostly at small ``m``)."""
 
     def __init__(self, F, G, n_rows, bases=None):
         self.F, self.G, self.n_rows = F, G, n_rows
@@ -308,9 +311,11 @@ class _DirectRows:
         if self.n_rows <= 2:
             return node_sums_direct_rows(F, G, left_leaves, right_leaves, 0.0, m_start, m_end,
                                          False, log_coef, rows, DIRECT_TERM_CUTOFF)
-        if self._bases is None:
-            self._bases = (falling_factorial_rows(F, self.n_rows, F.shape[1]),
-                           falling_factorial_rows(G, self.n_rows, G.shape[1]))
+        if self._bases is None or self._bases[0].shape[1] <= m_end:
+            have = 0 if self._bases is None else self._bases[0].shape[1]
+            width = min(max(m_end + 1, 2 * have), F.shape[1])
+            self._bases = (falling_factorial_rows(F, self.n_rows, width),
+                           falling_factorial_rows(G, self.n_rows, min(width, G.shape[1])))
         return node_sums_direct_rows_factorial(F, G, *self._bases, left_leaves, right_leaves,
                                                0.0, m_start, m_end, False, log_coef, rows,
                                                DIRECT_TERM_CUTOFF, FACTORIAL_BASIS_AMPLIFICATION)
