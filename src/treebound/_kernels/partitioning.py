@@ -340,7 +340,7 @@ def log_prefix_rows(log_table, start):
 
 @njit(**JIT_OPTIONS)
 def constant_weight_sums(prefix_left, prefix_right, n_left, n_right, log_two_ell, m_start,
-                         m_end, log_coef, conv):
+                         m_end, log_coef, conv, first_row=1):
     """Theorem 9's sums ``log N_c(m)`` where the weight is the constant ``2 ell``.
 
     The pairs with ``a = 1`` (``pi_l^1(k) = 1``) are prefix sums of ``pi_r^b`` from ``n_right``
@@ -349,7 +349,8 @@ def constant_weight_sums(prefix_left, prefix_right, n_left, n_right, log_two_ell
     rows up to ``min(C, L_child)``); ``conv[c]`` (``-inf`` where absent) holds the pairs with
     ``a, b >= 2``, already combined per ``c``. Row ``c`` (``1 <= c < conv.shape[0]``) of the result
     is the log-sum of its terms, each weighted by ``log_coef`` and ``2 ell`` (max-shifted: one ``exp``
-    per term); rows without terms stay ``-inf``.
+    per term); rows without terms stay ``-inf``, and so do the rows below ``first_row`` (a
+    node's table takes ``pi^1 = 1`` instead of row 1: ``first_row=2`` skips it).
     """
     n_parts_max = conv.shape[0] - 1
     n_out = m_end - m_start + 1
@@ -368,7 +369,7 @@ def constant_weight_sums(prefix_left, prefix_right, n_left, n_right, log_two_ell
     out = np.full((n_parts_max + 1, n_out), NEG_INF)
     term_row = np.empty(values.shape[0], dtype=np.int64)
     term_coef = np.empty(values.shape[0])
-    for c in range(1, n_parts_max + 1):
+    for c in range(max(first_row, 1), n_parts_max + 1):
         n_terms = 0
         for b in range(1, n_b + 1):  # pair (1, b) feeds c = b and c = b + 1
             if (c == b or c == b + 1) and log_coef[1, b, c] != NEG_INF:

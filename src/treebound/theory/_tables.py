@@ -93,18 +93,22 @@ def log_node_sums(left_leaves, right_leaves, log_left, log_right, n_parts_max, m
             block[:] = subtracted_sums(left_leaves, right_leaves, log_left, log_right, C, lo,
                                        hi, n_features, log_coef, prefix_sums)
         else:
+            # row 1 is not read (pi^1 = 1): only subtracted_sums needs it for its checks
             block[:] = constant_weight_sums_fft(left_leaves, right_leaves, log_left, log_right,
-                                                C, lo, hi, n_features, log_coef, prefix_sums)
+                                                C, lo, hi, n_features, log_coef, prefix_sums,
+                                                first_row=2)
     return out
 
 
 def constant_weight_sums_fft(left_leaves, right_leaves, log_left, log_right, n_parts_max,
-                             m_start, m_end, n_features, log_coef, prefix_sums=None):
+                             m_start, m_end, n_features, log_coef, prefix_sums=None,
+                             first_row=1):
     """``log`` of Theorem 9's sums with every weight ``min(2 ell, C(m, k))`` replaced by
     ``2 ell`` (the true sums from ``m = 2 ell`` on), for ``m_start <= m <= m_end``.
 
     The pairs with ``a = 1`` or ``b = 1`` are prefix sums (``pi^1 = 1``), those with
-    ``a, b >= 2`` plain convolutions (tilted FFTs: :func:`convolution_sums`).
+    ``a, b >= 2`` plain convolutions (tilted FFTs: :func:`convolution_sums`). Rows below
+    ``first_row`` are left ``-inf``.
     """
     C = n_parts_max
     log_two_ell = math.log(2 * n_features)
@@ -122,7 +126,7 @@ def constant_weight_sums_fft(left_leaves, right_leaves, log_left, log_right, n_p
     else:
         prefix_left, prefix_right = prefix_sums[0](), prefix_sums[1]()
     return constant_weight_sums(prefix_left, prefix_right, left_leaves, right_leaves,
-                                log_two_ell, m_start, m_end, log_coef, conv)
+                                log_two_ell, m_start, m_end, log_coef, conv, first_row)
 
 
 #: A varying-weight sum obtained by subtraction is kept only when the constant-weight sum it
