@@ -152,3 +152,36 @@ def test_direct_sums_in_the_falling_factorial_basis_match_pair_sums(seed):
             fast = node_sums_direct_rows_factorial(left, right, *bases, *args[2:], limit)
             assert np.all(fast[~wanted] == -np.inf)
             _assert_same_sums(fast[wanted], oracle[wanted], rtol=1e-12)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(5, 400), ties=st.booleans())
+def test_tilt_selector_merge_is_the_stable_sort_of_the_hull_edges(seed, n, ties):
+    """The two hulls' edges merged in one pass: the same slopes and ends, to the bit, as the
+    stable sort of both hulls' edges by decreasing slope (ties: the first hull's first)."""
+    from treebound._kernels.partitioning import upper_hull
+    from treebound._kernels.tilted_convolution import merged_hull_edges
+    from treebound.theory._convolutions import _TiltSelector
+
+    rng = np.random.default_rng(seed)
+    k = np.arange(n, dtype=np.float64)
+    env_f = rng.uniform(1, 4) * np.log1p(k) * 10 - rng.uniform(0, 0.01) * k
+    env_g = rng.uniform(1, 4) * np.log1p(k) * 10 - rng.uniform(0, 0.01) * k
+    if ties:  # exactly equal edges on both sides (piecewise linear envelopes)
+        env_f = np.floor(env_f)
+        env_g = env_f.copy()
+    env_f[: int(rng.integers(0, 3))] = -np.inf
+    hf, hg = upper_hull(env_f), upper_hull(env_g)
+    slopes, lengths = [], []
+    for env, hull in ((env_f, hf), (env_g, hg)):
+        if hull.shape[0] > 1:
+            dk = np.diff(hull)
+            slopes.append(np.diff(env[hull]) / dk)
+            lengths.append(dk)
+    s = np.concatenate(slopes)
+    order = np.argsort(-s, kind="stable")
+    selector = _TiltSelector(env_f, env_g)
+    assert merged_hull_edges(env_f, env_g, hf, hg)[2]  # hull slopes decrease here
+    assert np.array_equal(selector.slopes, s[order])
+    assert np.array_equal(selector.ends, np.cumsum(np.concatenate(lengths)[order]))
+    assert selector.start == int(hf[0] + hg[0])

@@ -345,3 +345,39 @@ def next_row_targets(pending, rows, m_start, targets):
     for i in range(rows.shape[0]):
         out[i] = next_tilt_target(pending[rows[i] : rows[i] + 1], m_start, targets[i])[1]
     return out
+
+
+@njit(**JIT_OPTIONS)
+def merged_hull_edges(env_f, env_g, hull_f, hull_g):
+    """The edges of two upper concave hulls (``upper_hull`` of ``env_f`` and ``env_g``) merged
+    by decreasing slope: ``(slopes, lengths, merged)``, each edge's slope ``(env[b] - env[a]) /
+    (b - a)`` and length ``b - a``. ``merged`` is false (and the arrays empty) when a hull's
+    computed slopes do not decrease (rounding); the caller then sorts them itself. The merge
+    takes the first hull's edge on ties, as a stable sort of the two hulls' edges in turn does.
+    """
+    n_f = max(hull_f.shape[0] - 1, 0)
+    n_g = max(hull_g.shape[0] - 1, 0)
+    slopes_f = np.empty(n_f)
+    slopes_g = np.empty(n_g)
+    for i in range(n_f):
+        slopes_f[i] = (env_f[hull_f[i + 1]] - env_f[hull_f[i]]) / float(hull_f[i + 1] - hull_f[i])
+        if i > 0 and slopes_f[i] > slopes_f[i - 1]:
+            return np.empty(0), np.empty(0, dtype=np.int64), False
+    for j in range(n_g):
+        slopes_g[j] = (env_g[hull_g[j + 1]] - env_g[hull_g[j]]) / float(hull_g[j + 1] - hull_g[j])
+        if j > 0 and slopes_g[j] > slopes_g[j - 1]:
+            return np.empty(0), np.empty(0, dtype=np.int64), False
+    slopes = np.empty(n_f + n_g)
+    lengths = np.empty(n_f + n_g, dtype=np.int64)
+    i = 0
+    j = 0
+    for t in range(n_f + n_g):
+        if j >= n_g or (i < n_f and slopes_f[i] >= slopes_g[j]):
+            slopes[t] = slopes_f[i]
+            lengths[t] = hull_f[i + 1] - hull_f[i]
+            i += 1
+        else:
+            slopes[t] = slopes_g[j]
+            lengths[t] = hull_g[j + 1] - hull_g[j]
+            j += 1
+    return slopes, lengths, True

@@ -29,6 +29,7 @@ from treebound._kernels.tilted_convolution import (
     accept_tilted_outputs,
     combine_tilted_spectra,
     last_pending_column,
+    merged_hull_edges,
     next_row_targets,
     next_tilt_target,
     pending_parts,
@@ -331,6 +332,15 @@ class _TiltSelector:
 
     def __init__(self, env_f, env_g):
         hf, hg = upper_hull(env_f), upper_hull(env_g)
+        self.start = int(hf[0] + hg[0])
+        slopes, lengths, merged = merged_hull_edges(env_f, env_g, hf, hg)
+        if merged:  # the two hulls' edges merged in one pass (the order a stable sort gives)
+            if slopes.shape[0]:
+                self.slopes, self.ends = slopes, np.cumsum(lengths)
+            else:
+                self.slopes = np.zeros(1)
+                self.ends = np.zeros(1, dtype=np.int64)
+            return
         slopes, lengths = [], []
         for env, hull in ((env_f, hf), (env_g, hg)):
             if hull.shape[0] > 1:
