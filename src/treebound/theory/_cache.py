@@ -157,8 +157,8 @@ class PartitioningCache:
 
 #: Largest log Stirling table kept between caches (cells): every certificate with Theorem 9's
 #: tables starts from a fresh cache and would otherwise rebuild the same table (~3 ms at 5,545
-#: points and 9 parts).
-SHARED_STIRLING_CELLS = 4_000_000
+#: points and 9 parts). At most 8 MB held: the tables certificates use are ~50,000 cells.
+SHARED_STIRLING_CELLS = 1_000_000
 _shared = {"log_stirling": np.zeros((1, 1)), "log_coef": {}}
 
 
