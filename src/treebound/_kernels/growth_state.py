@@ -210,36 +210,33 @@ def _grown(a: np.ndarray, length: int) -> np.ndarray:
 
 def feature_layout(kind, n_codes, width, unit_weights, max_block_rows) -> FeatureLayout:
     """Presorted rows and histogram-block slots (features with few codes) of the features."""
-    n_features = kind.shape[0]
     presorted_f = kind == KIND_PRESORTED
-    searched = ~presorted_f
-    in_block = searched & (n_codes <= BLOCK_MAX_CODES)
-    n_presorted = int(presorted_f.sum())
-    n_block = int(in_block.sum())
-    presort_row = np.full(n_features, -1, dtype=np.int64)
-    presort_row[presorted_f] = np.arange(n_presorted)
-    block_slot = np.full(n_features, -1, dtype=np.int64)
-    block_slot[in_block] = np.arange(n_block)
-    categorical = searched & (kind == KIND_CATEGORICAL)
-    slot_codes = n_codes[in_block].copy()
+    in_block = ~presorted_f & (n_codes <= BLOCK_MAX_CODES)
+    # a feature's row / slot is the number of its kind before it (-1 for the other features)
+    presort_row = np.where(presorted_f, np.cumsum(presorted_f) - 1, -1)
+    block_slot = np.where(in_block, np.cumsum(in_block) - 1, -1)
+    n_presorted = int(presort_row.max(initial=-1)) + 1
+    n_block = int(block_slot.max(initial=-1)) + 1
+    slot_codes = n_codes[in_block]  # a copy (boolean indexing)
     cells = slot_codes * width
+    block_size = int(cells.sum())
     count_size = int(slot_codes.sum())
     # smallest histogram a block feature is searched with (categorical features: always)
     min_cells = int(np.where(kind[in_block] == KIND_HISTOGRAM, cells, 0).min()) if n_block \
         else int(np.iinfo(np.int64).max)
     use_blocks = n_block > 0 and max_block_rows >= 2
     return FeatureLayout(
-        presort_row=presort_row,
-        block_slot=block_slot,
-        hist_offset=(np.cumsum(cells) - cells).astype(np.int64),
-        count_offset=(np.cumsum(slot_codes) - slot_codes).astype(np.int64),
+        presort_row=presort_row.astype(np.int64, copy=False),
+        block_slot=block_slot.astype(np.int64, copy=False),
+        hist_offset=np.cumsum(cells) - cells,
+        count_offset=np.cumsum(slot_codes) - slot_codes,
         slot_codes=slot_codes,
         n_presorted=n_presorted,
         n_block=n_block,
-        block_size=int(cells.sum()),
+        block_size=block_size,
         count_size=count_size if not unit_weights else 0,
         min_cells=min_cells,
-        cat_codes=int(n_codes[categorical].sum()),
+        cat_codes=int(n_codes[kind == KIND_CATEGORICAL].sum()),
         max_block_rows=max_block_rows if use_blocks else 0,
     )
 
