@@ -64,6 +64,40 @@ class CodedFeatures:
     value_offset: np.ndarray  # (n_features,) int64
     #: (n_features,) int64: the code of a missing value (the last one), -1 without missing values
     missing_code: np.ndarray | None = None
+    #: whether ``codes_t`` holds every feature in column order and each code is one value:
+    #: then ``X[i, j] == lo_values[value_offset[j] + codes_t[i, j]]`` (:meth:`coded_rows`)
+    exact: bool = False
+
+    def coded_rows(self) -> CodedRows | None:
+        """The coded rows as a :class:`CodedRows` (an eighth of the float64 matrix), when
+        :attr:`exact`; else None."""
+        if not self.exact:
+            return None
+        return CodedRows(self.codes_t, self.lo_values, self.value_offset)
+
+
+@dataclass(frozen=True)
+class CodedRows:
+    """A float64 matrix kept as ``uint8`` codes and the value of each code:
+    ``X[i, j] == values[offset[j] + codes[i, j]]``. Feature coding gives it for a matrix of
+    small-range integers (:meth:`CodedFeatures.coded_rows`); nothing writes its arrays.
+
+    Equal as numbers, and bit for bit except that a ``-0.0`` comes back as ``+0.0`` (the code's
+    value is the column's smallest value plus an offset): what reads the rows (routing, the
+    compression set's neighbour values, their midpoints, rows of equal value) only compares and
+    adds values, where the two zeros are one number (tested on certificates)."""
+
+    codes: np.ndarray  # (n_rows, n_features) uint8
+    values: np.ndarray  # float64
+    offset: np.ndarray  # (n_features,) int64
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.codes.shape
+
+    def toarray(self) -> np.ndarray:
+        """The float64 matrix (C order)."""
+        return self.values[self.offset[None, :] + self.codes]
 
 
 def _bin_unique_values(counts: np.ndarray, max_bins: int) -> np.ndarray:
@@ -74,6 +108,9 @@ def _bin_unique_values(counts: np.ndarray, max_bins: int) -> np.ndarray:
     # dense renumbering (raw is non-decreasing, possibly with gaps)
     return np.concatenate([[0], np.cumsum(raw[1:] != raw[:-1])]).astype(np.int64)
 
+
+#: ``mapping[j, c] = c``: the map of a column whose codes are its values' offsets.
+_IDENTITY_MAP = np.arange(256, dtype=np.uint8)
 
 #: Entries of the sorted copies of columns made at once (float64; about 32 MiB).
 _SORT_ENTRIES = 2**22
@@ -131,7 +168,8 @@ def code_features(X_enc: np.ndarray, n_categories: np.ndarray, splitter: str, ma
     length = np.zeros(d, dtype=np.int64)
     used = 0
     if table_cols.shape[0]:
-        mapping = np.tile(np.arange(256, dtype=np.uint8), (d, 1))
+        mapping = np.empty((d, 256), dtype=np.uint8)
+        mapping[:] = _IDENTITY_MAP
         remap = np.zeros(table_cols.shape[0], dtype=np.bool_)
         table_starts = np.empty(table_cols.shape[0], dtype=np.int64)
         lo_pool = np.empty(table_offset[-1], dtype=np.float64)
@@ -150,9 +188,13 @@ def code_features(X_enc: np.ndarray, n_categories: np.ndarray, splitter: str, ma
         used = lo_pool.shape[0]
     rest = np.flatnonzero(~tabled)
     # feature rows of the other columns: numpy's transposing copy (faster than a tiled kernel)
-    columns = np.ascontiguousarray(X.T if rest.shape[0] == d else X[:, rest].T)
-    numeric = n_categories[rest] == 0
-    numeric_pos = np.flatnonzero(numeric)
+    if rest.shape[0]:
+        columns = np.ascontiguousarray(X.T if rest.shape[0] == d else X[:, rest].T)
+        numeric = n_categories[rest] == 0
+        numeric_pos = np.flatnonzero(numeric)
+        categorical_pos = np.flatnonzero(~numeric)
+    else:  # every column went through the tables (small-range integers)
+        numeric_pos = categorical_pos = rest
     # numeric columns: sorted copies (NaN last) in chunks, coded by one kernel call each
     step = max(1, _SORT_ENTRIES // max(n, 1))
     for begin in range(0, numeric_pos.shape[0], step):
@@ -172,7 +214,7 @@ def code_features(X_enc: np.ndarray, n_categories: np.ndarray, splitter: str, ma
         pools_lo.append(lo_pool[:filled])
         pools_hi.append(hi_pool[:filled])
         used += filled
-    for h in np.flatnonzero(~numeric):  # categorical columns keep their level codes
+    for h in categorical_pos:  # categorical columns keep their level codes
         j = rest[h]
         col = columns[h]
         missing = np.isnan(col)
@@ -184,7 +226,10 @@ def code_features(X_enc: np.ndarray, n_categories: np.ndarray, splitter: str, ma
             n_codes[j] += 1
     value_offset = np.concatenate([[0], np.cumsum(length)[:-1]]).astype(np.int64)
     total = int(length.sum())
-    if total:
+    if len(pools_lo) == 1 and np.array_equal(start, value_offset):
+        # the value tables alone, one column after the other: nothing to reorder
+        lo_values, hi_values = pools_lo[0][:total], pools_hi[0][:total]
+    elif total:
         take = np.repeat(start - value_offset, length) + np.arange(total, dtype=np.int64)
         lo_values = np.concatenate(pools_lo)[take]
         hi_values = np.concatenate(pools_hi)[take]
@@ -193,10 +238,14 @@ def code_features(X_enc: np.ndarray, n_categories: np.ndarray, splitter: str, ma
     hist_features = np.flatnonzero((kind != KIND_PRESORTED) & (n_codes <= 256))
     if narrow_cols.shape[0] < d:
         small = np.ascontiguousarray(small[:, narrow_cols])
+    exact = False
     if np.array_equal(hist_features, narrow_cols):
         # the growth kernels read block features from codes_t only: their int32 rows stay
         # unfilled (writing them cost as much as coding)
         codes_t = small
+        # every column a small-range integer one, none binned: the codes are the values
+        exact = (narrow_cols.shape[0] == d and lo_values.shape[0] == int(n_codes.sum())
+                 and np.array_equal(lo_values, hi_values))
     else:
         widen_codes(small, narrow_cols, codes)
         codes_t = np.empty((n, hist_features.shape[0]), dtype=np.uint8)
@@ -210,6 +259,7 @@ def code_features(X_enc: np.ndarray, n_categories: np.ndarray, splitter: str, ma
         hi_values=hi_values,
         value_offset=value_offset,
         missing_code=missing_code,
+        exact=bool(exact),
     )
 
 

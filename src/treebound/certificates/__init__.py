@@ -45,6 +45,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 from sklearn.base import BaseEstimator, is_regressor
 
+from treebound._flat._feature_coding import CodedRows
 from treebound._flat._labels import label_indices, label_vector, unknown_labels
 from treebound._flat._sklearn_view import as_flat
 from treebound._format import format_bound, format_count, promises_nothing
@@ -294,7 +295,8 @@ class PendingCertificate:
     deferred : tuple, optional
         ``(model, features, y_idx)`` whose evidence :meth:`gather` has not yet gathered: a
         shallow copy of the fitted model (its parameters as in ``fit``) and private copies of
-        the rows.
+        the rows (the features possibly as their codes, a
+        :class:`~treebound._flat._feature_coding.CodedRows`).
 
     Examples
     --------
@@ -355,6 +357,8 @@ class PendingCertificate:
         if self.deferred is None:
             return
         model, features, y_idx = self.deferred
+        if isinstance(features, CodedRows):  # the rows fit kept as their codes
+            features = features.toarray()
         sample, refused = _evidence(model, features, y_idx, self.delta)
         object.__setattr__(self, "sample", sample)
         object.__setattr__(self, "refused", refused)
@@ -404,7 +408,7 @@ DEFER_BYTES = 64 * 2**20
 
 
 def fit_certificate(model, features: np.ndarray, y_idx: np.ndarray, *, cache=None,
-                    defer: bool = True
+                    defer: bool = True, rows: CodedRows | None = None
                     ) -> PendingCertificate | Certificate | list[PendingCertificate]:
     """The ``certificate_`` of a treebound classifier at the end of ``fit``, to be computed on
     first read.
@@ -431,6 +435,9 @@ def fit_certificate(model, features: np.ndarray, y_idx: np.ndarray, *, cache=Non
         Whether rows of at most :data:`DEFER_BYTES` are copied and their evidence waits for
         :meth:`PendingCertificate.resolve` (the first read of ``certificate_``), as the bounds
         do; larger rows (or ``defer=False``) have their evidence gathered now.
+    rows : CodedRows, optional
+        ``features`` as codes (:class:`~treebound._flat._feature_coding.CodedRows`, equal to
+        them bit for bit, never written), kept instead of the copy when the evidence waits.
 
     Returns
     -------
@@ -452,7 +459,8 @@ def fit_certificate(model, features: np.ndarray, y_idx: np.ndarray, *, cache=Non
     defer = (defer and cache is None and isinstance(features, np.ndarray)
              and features.nbytes <= DEFER_BYTES)
     if defer:  # one private copy (the caller's X may change), shared by the outputs
-        features, y_idx = np.array(features, copy=True), np.array(y_idx, copy=True)
+        features = np.array(features, copy=True) if rows is None else rows
+        y_idx = np.array(y_idx, copy=True)
     if y_idx.ndim == 2:  # several outputs: one certificate each, at delta / n_outputs
         delta = output_delta(0.05, y_idx.shape[1])
         return [_pending(OutputView(model, k), features, y_idx[:, k], delta, defer)

@@ -82,7 +82,8 @@ class GrowthSettings:
 
 
 def grow(X_enc: np.ndarray, y: np.ndarray, sample_weight: np.ndarray, n_categories: np.ndarray,
-         settings: GrowthSettings, *, n_classes, column_ranges=None) -> Tree:
+         settings: GrowthSettings, *, n_classes, column_ranges=None,
+         rows_out: list | None = None) -> Tree:
     """Grow a tree on encoded data.
 
     ``y`` holds class indices ``0 .. n_classes - 1`` (classification) or float targets
@@ -91,6 +92,10 @@ def grow(X_enc: np.ndarray, y: np.ndarray, sample_weight: np.ndarray, n_categori
     ``n_categories[j]`` is their count (0 for numeric columns). ``column_ranges``: the
     ``(lo, hi, integral)`` of the columns of ``X_enc`` when the caller has them
     (:func:`~treebound._flat._feature_coding.code_features` then does not read them again).
+    ``rows_out``: a list to which the rows are appended as
+    :class:`~treebound._flat._feature_coding.CodedRows` when their codes give them exactly (a
+    dense matrix of small-range integers), so that the caller can keep them in an eighth of the
+    memory (the certificate's evidence pass reads them).
     """
     regression = n_classes is None
     n_samples, n_features = X_enc.shape
@@ -131,6 +136,8 @@ def grow(X_enc: np.ndarray, y: np.ndarray, sample_weight: np.ndarray, n_categori
     coded = code_features(X_enc, n_categories, settings.splitter, settings.max_bins, width,
                           column_ranges)
     _check_memory(coded, width, n_samples, settings)
+    if rows_out is not None and coded.exact:
+        rows_out.append(coded.coded_rows())
     in_block = (coded.kind != _layout.KIND_PRESORTED) & (coded.n_codes <= 256)
     block_bytes = 8 * int(coded.n_codes[in_block].sum()) * (width + 1)
     # the extended search keeps no histogram blocks

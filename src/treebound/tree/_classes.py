@@ -340,12 +340,17 @@ default=None
         # certified selection computes the candidates' Theorem 9 tables on these rows: the
         # certificate is computed from them at the end of fit rather than again on first read
         cache = CertifiedTrees() if self.pruning == "certified" else None
-        self._fit_encoded(X_enc, y_enc, grow_weights, self.n_classes_, cache, ranges)
+        # the rows as their codes when those give them exactly: what the evidence pass keeps
+        # of them (an eighth of a float64 copy)
+        coded_rows: list = []
+        self._fit_encoded(X_enc, y_enc, grow_weights, self.n_classes_, cache, ranges,
+                          coded_rows)
         # Every row given with positive sample_weight counts once: the certificate is on the
         # rows, whatever their weights (class_weight changes the tree, not the evidence).
         positive = None if sample_weight is None else weights > 0  # None: all rows
         if positive is None or positive.all():  # no copy (indexing a sparse X copies it)
-            self.certificate_ = fit_certificate(self, X_enc, y_enc, cache=cache)
+            self.certificate_ = fit_certificate(self, X_enc, y_enc, cache=cache,
+                                                rows=coded_rows[0] if coded_rows else None)
         else:
             self.certificate_ = fit_certificate(self, X_enc[positive], y_enc[positive],
                                                 cache=cache)

@@ -41,7 +41,8 @@ def fit_tree(X_enc: np.ndarray, y_enc: np.ndarray, sample_weight: np.ndarray,
              n_categories: np.ndarray, settings: GrowthSettings, *, n_classes: int | None,
              pruning: str | None = None, pruning_params: dict | None = None,
              ccp_alpha: float = 0.0, cache=None,
-             column_ranges=None) -> tuple[Tree, PruningResult | None]:
+             column_ranges=None, rows_out: list | None = None
+             ) -> tuple[Tree, PruningResult | None]:
     """Grow a tree on encoded rows and prune it.
 
     Parameters
@@ -75,6 +76,10 @@ def fit_tree(X_enc: np.ndarray, y_enc: np.ndarray, sample_weight: np.ndarray,
         (:func:`~treebound._kernels.coding_passes.column_ranges`; the estimators' checks of
         the rows read them): feature coding of the tree grown on all of ``X_enc`` starts from
         them instead of reading the rows again.
+    rows_out : list, optional
+        Receives the rows as :class:`~treebound._flat._feature_coding.CodedRows` when the
+        tree is grown on all of them (no row of weight 0, no held-out part) and their codes give
+        them exactly (:func:`~treebound.tree._builder.grow`).
 
     Returns
     -------
@@ -100,10 +105,11 @@ def fit_tree(X_enc: np.ndarray, y_enc: np.ndarray, sample_weight: np.ndarray,
     if not positive.all():
         X_enc, y_enc, sample_weight = X_enc[positive], y_enc[positive], sample_weight[positive]
         column_ranges = None  # the ranges of other rows
+        rows_out = None  # and the coded rows
     sample_weight = rescale_extreme_weights(sample_weight)
     if pruning is None:  # every weight is positive now: grown without regrow's check of them
         tree = grow(X_enc, y_enc, sample_weight, n_categories, settings, n_classes=n_classes,
-                    column_ranges=column_ranges)
+                    column_ranges=column_ranges, rows_out=rows_out)
         return prune_at_alpha(tree, ccp_alpha), None
     regrow = regrow_function(n_categories, settings, n_classes)
     if ccp_alpha > 0.0:
@@ -122,7 +128,7 @@ def fit_tree(X_enc: np.ndarray, y_enc: np.ndarray, sample_weight: np.ndarray,
                 "sample_weight": sample_weight[hold_idx]}
     else:
         tree = grow(X_enc, y_enc, sample_weight, n_categories, settings, n_classes=n_classes,
-                    column_ranges=column_ranges)
+                    column_ranges=column_ranges, rows_out=rows_out)
         if needs.rows:
             data = {"X": X_enc, "y": y_enc, "sample_weight": sample_weight}
         if needs.regrow:

@@ -267,13 +267,13 @@ class GreedyTree(SklearnTreeMixin, BaseTreeEstimator):
         return X_enc
 
     def _fit_encoded(self, X_enc, y_enc, sample_weight, n_classes, cache=None,
-                     column_ranges=None):
+                     column_ranges=None, rows_out=None):
         settings = growth_settings(self, X_enc.shape[0], X_enc.shape[1])
         tree, result = fit_tree(X_enc, y_enc, sample_weight, self.encoder_.n_categories,
                                 settings, n_classes=n_classes, pruning=self.pruning,
                                 pruning_params=self.pruning_params,
                                 ccp_alpha=float(self.ccp_alpha), cache=cache,
-                                column_ranges=column_ranges)
+                                column_ranges=column_ranges, rows_out=rows_out)
         self.tree_ = tree
         set_pruning_state(self, result)
         return self
