@@ -8,9 +8,10 @@ Usage::
 
 ``DecisionTreeClassifier.fit`` grows the tree; the evidence pass (what ``certificate_`` reads
 from the training rows: every row's prediction, the compression set) and the bounds wait for the
-first read of ``certificate_`` when the rows are small (``fit`` keeps a copy of them; larger
-rows are gathered in ``fit``). For every shared dataset with between
-``--min-rows`` and ``--max-rows`` rows, 75/25 splits (seeds ``0 .. splits - 1``) and two
+first read of ``certificate_`` when the rows are small (``fit`` keeps a copy of them, or of
+their one-byte codes for rows of small-range integers; larger rows are gathered in ``fit``).
+For every shared dataset with between ``--min-rows`` and ``--max-rows`` rows, 75/25 splits
+(seeds ``0 .. splits - 1``) and two
 settings (full depth; ``max_leaf_nodes=255``, treebound ``growth="top_down"``), it times with
 CPU time of this process (the minimum over ``--repeats`` runs, summed over the splits):
 
@@ -139,7 +140,8 @@ def render(rows, header, splits: int, repeats: int) -> str:
         "two fits run in turns (one of each per run). "
         "treebound: `splitter=\"hist\", max_bins=255`, `growth=\"depth_first\"` at full depth, "
         "`\"top_down\"` (scikit-learn's best-first order) with `max_leaf_nodes=255`. `fit`: "
-        "growth, and a copy of the rows for the evidence pass (what the certificate reads from "
+        "growth, and a copy of the rows (or of their one-byte codes) for the evidence pass (what "
+        "the certificate reads from "
         "the rows: every row's prediction and the compression set), which runs on the first "
         "read of `certificate_` with the bounds; `evidence`: that pass timed alone; `fit + "
         "evidence`: what an eager `fit` costs.",
