@@ -43,7 +43,7 @@ def _accumulate(samples, start, end, codes_t, y_cls, y_val, w, task, width, hist
             ws = sign * w[s]
             k = boff + y_cls[s]
             for a in range(n_block):
-                blocks[k + hist_offset[a] + codes_t[s, a] * width] += ws
+                blocks[k + hist_offset[a] + np.intp(codes_t[s, a]) * width] += ws
             if with_counts:
                 for a in range(n_block):
                     counts[coff + count_offset[a] + codes_t[s, a]] += np.int64(sign)
