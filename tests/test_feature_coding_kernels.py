@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from treebound._flat import _feature_coding
 from treebound._flat._feature_coding import _code_values, code_features
+from treebound._kernels.coding_passes import finish_layout, plan_value_tables
 from treebound._kernels.growth_state import KIND_CATEGORICAL, KIND_HISTOGRAM, KIND_PRESORTED
 
 
@@ -128,3 +129,63 @@ def test_code_features_matches_the_naive_coding_on_iris_and_large_ranges():
     with np.errstate(over="ignore"):
         check_against_oracle(X, np.zeros(2, dtype=np.int64), "best", 255, 2)
         check_against_oracle(X, np.zeros(2, dtype=np.int64), "hist", 3, 2)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([0.0, -3.0, 1e300, np.inf, -np.inf, np.nan]),
+                          st.integers(-2, 600), st.booleans(), st.sampled_from([0, 0, 0, 3])),
+                min_size=1, max_size=12),
+       st.integers(1, 50), st.integers(2, 300), st.booleans(), st.integers(0, 2000))
+def test_plan_value_tables_matches_numpy(columns, n, max_bins, hist, budget):
+    """The one-pass table plan equals the numpy formulas it replaced (cumulative span budget,
+    NaN and infinite ranges, categorical and non-integer columns)."""
+    d = len(columns)
+    lo = np.array([c[0] for c in columns])
+    hi = lo + np.array([c[1] for c in columns], dtype=np.float64)
+    integral = np.array([c[2] for c in columns])
+    n_categories = np.array([c[3] for c in columns], dtype=np.int64)
+    limit = 4 * n + 1024
+    with np.errstate(invalid="ignore"):
+        size = np.where(integral & (n_categories == 0) & (hi - lo <= limit), hi - lo + 1,
+                        0).astype(np.int64)
+    tabled = (size > 0) & (np.cumsum(size) <= budget)
+    table_cols = np.flatnonzero(tabled)
+    table_size = size[table_cols]
+    counted = (table_size > max_bins) & hist
+    plan = np.full((4, d + 1), -7, dtype=np.int64)
+    flags = np.zeros((2, d), dtype=np.bool_)
+    k = plan_value_tables(lo, hi, integral, n_categories, limit, budget, max_bins, hist,
+                          plan[0], plan[1], plan[2], flags[0], flags[1], plan[3])
+    assert k == table_cols.shape[0]
+    np.testing.assert_array_equal(plan[0, :k], table_cols)
+    np.testing.assert_array_equal(plan[1, :k], table_size)
+    np.testing.assert_array_equal(plan[2, : k + 1], np.concatenate([[0], np.cumsum(table_size)]))
+    np.testing.assert_array_equal(flags[0, :k], counted)
+    np.testing.assert_array_equal(flags[1, :k], (table_size <= 256) & ~counted)
+    np.testing.assert_array_equal(plan[3, : d - k], np.flatnonzero(~tabled))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 300), st.integers(0, 40), st.integers(0, 2),
+                          st.booleans()), min_size=1, max_size=12),
+       st.booleans())
+def test_finish_layout_matches_numpy(columns, shuffle_starts):
+    """The one-pass offsets and block features equal the numpy formulas they replaced."""
+    d = len(columns)
+    n_codes = np.array([c[0] for c in columns], dtype=np.int64)
+    length = np.array([c[1] for c in columns], dtype=np.int64)
+    kind = np.array([c[2] for c in columns], dtype=np.int64)
+    value_offset_ref = np.concatenate([[0], np.cumsum(length)[:-1]]).astype(np.int64)
+    start = value_offset_ref[::-1].copy() if shuffle_starts else value_offset_ref.copy()
+    hist_ref = np.flatnonzero((kind != KIND_PRESORTED) & (n_codes <= 256))
+    narrow_cols = np.flatnonzero([c[3] for c in columns]).astype(np.int64)
+    value_offset = np.full(d, -7, dtype=np.int64)
+    hist_features = np.full(d, -7, dtype=np.int64)
+    total, n_hist, starts_equal, same = finish_layout(length, start, kind, n_codes,
+                                                      KIND_PRESORTED, narrow_cols, value_offset,
+                                                      hist_features)
+    assert total == int(length.sum())
+    np.testing.assert_array_equal(value_offset, value_offset_ref)
+    np.testing.assert_array_equal(hist_features[:n_hist], hist_ref)
+    assert starts_equal == np.array_equal(start, value_offset_ref)
+    assert same == np.array_equal(hist_ref, narrow_cols)

@@ -29,9 +29,11 @@ import numpy as np
 
 from treebound._kernels.coding_passes import (
     column_ranges,
+    finish_layout,
     gather_codes_t,
     narrow_codes,
     offset_codes,
+    plan_value_tables,
     widen_codes,
 )
 from treebound._kernels.growth_state import KIND_CATEGORICAL, KIND_HISTOGRAM, KIND_PRESORTED
@@ -137,27 +139,28 @@ def code_features(X_enc: np.ndarray, n_categories: np.ndarray, splitter: str, ma
         lo_x, hi_x, integral = ranges
     # Small-range integer columns (the common case) are coded by value tables in row-major
     # passes over X: no transposed copy, no sort. Tables are pooled up to a memory budget.
-    size = np.where(integral & (n_categories == 0) & (hi_x - lo_x <= 4 * n + 1024),
-                    hi_x - lo_x + 1, 0).astype(np.int64)
-    tabled = (size > 0) & (np.cumsum(size) <= _TABLE_ENTRIES + 16 * n)
-    table_cols = np.flatnonzero(tabled).astype(np.int64)
-    table_size = size[table_cols]
-    table_offset = np.concatenate([[0], np.cumsum(table_size)]).astype(np.int64)
-    table = np.zeros(table_offset[-1], dtype=np.int32)
-    # counts are only needed when the values may have to be binned
-    counted = (table_size > max_bins) & hist
-    codes = np.empty((d, n), dtype=np.int32)
-    # Columns spanning <= 256 values go through a sample-major uint8 matrix (which is also
+    # Counts are only needed when the values may have to be binned ("counted"). Columns
+    # spanning <= 256 values ("narrow") go through a sample-major uint8 matrix (which is also
     # the codes_t the histogram blocks want), the others straight to codes.
-    narrow = (table_size <= 256) & ~counted
+    plan = np.empty((4, d + 1), dtype=np.int64)
+    flags = np.empty((2, d), dtype=np.bool_)
+    k = plan_value_tables(lo_x, hi_x, integral, n_categories, 4 * n + 1024,
+                          _TABLE_ENTRIES + 16 * n, max_bins, hist, plan[0], plan[1], plan[2],
+                          flags[0], flags[1], plan[3])
+    table_cols, table_size, table_offset = plan[0, :k], plan[1, :k], plan[2, : k + 1]
+    counted, narrow = flags[0, :k], flags[1, :k]
+    table = np.zeros(table_offset[-1], dtype=np.int32)
+    codes = np.empty((d, n), dtype=np.int32)
     narrow_cols = table_cols[narrow]
     small = np.empty((n, d), dtype=np.uint8)
     seen = np.zeros(4 * d, dtype=np.uint64)
     if narrow_cols.shape[0]:
         narrow_codes(X, lo_x, small, seen)
     present_small = np.unpackbits(seen.view(np.uint8), bitorder="little").reshape(d, 256)
-    offset_codes(X, table_cols[~narrow], lo_x, counted[~narrow], table_offset[:-1][~narrow],
-                 table, codes)
+    all_narrow = narrow_cols.shape[0] == k
+    if not all_narrow:
+        offset_codes(X, table_cols[~narrow], lo_x, counted[~narrow],
+                     table_offset[:-1][~narrow], table, codes)
     n_codes = np.empty(d, dtype=np.int64)
     missing_code = np.full(d, -1, dtype=np.int64)
     kind = np.empty(d, dtype=np.int64)
@@ -180,13 +183,14 @@ def code_features(X_enc: np.ndarray, n_categories: np.ndarray, splitter: str, ma
                            mapping, remap)
         if remap[narrow].any():
             map_narrow_codes(small, mapping)
-        map_table_codes(codes, table_cols, remap & ~narrow, table, table_offset)
+        if not all_narrow:
+            map_table_codes(codes, table_cols, remap & ~narrow, table, table_offset)
         start[table_cols] = table_starts
         length[table_cols] = n_codes[table_cols]
         pools_lo.append(lo_pool)
         pools_hi.append(hi_pool)
         used = lo_pool.shape[0]
-    rest = np.flatnonzero(~tabled)
+    rest = plan[3, : d - k]
     # feature rows of the other columns: numpy's transposing copy (faster than a tiled kernel)
     if rest.shape[0]:
         columns = np.ascontiguousarray(X.T if rest.shape[0] == d else X[:, rest].T)
@@ -224,9 +228,12 @@ def code_features(X_enc: np.ndarray, n_categories: np.ndarray, splitter: str, ma
         if missing.any():
             missing_code[j] = n_categories[j]
             n_codes[j] += 1
-    value_offset = np.concatenate([[0], np.cumsum(length)[:-1]]).astype(np.int64)
-    total = int(length.sum())
-    if len(pools_lo) == 1 and np.array_equal(start, value_offset):
+    value_offset = np.empty(d, dtype=np.int64)
+    hist_features = np.empty(d, dtype=np.int64)
+    total, n_hist, starts_in_order, hist_narrow = finish_layout(
+        length, start, kind, n_codes, KIND_PRESORTED, narrow_cols, value_offset, hist_features)
+    hist_features = hist_features[:n_hist]
+    if len(pools_lo) == 1 and starts_in_order:
         # the value tables alone, one column after the other: nothing to reorder
         lo_values, hi_values = pools_lo[0][:total], pools_hi[0][:total]
     elif total:
@@ -235,11 +242,10 @@ def code_features(X_enc: np.ndarray, n_categories: np.ndarray, splitter: str, ma
         hi_values = np.concatenate(pools_hi)[take]
     else:
         lo_values = hi_values = np.empty(0, dtype=np.float64)
-    hist_features = np.flatnonzero((kind != KIND_PRESORTED) & (n_codes <= 256))
     if narrow_cols.shape[0] < d:
         small = np.ascontiguousarray(small[:, narrow_cols])
     exact = False
-    if np.array_equal(hist_features, narrow_cols):
+    if hist_narrow:
         # the growth kernels read block features from codes_t only: their int32 rows stay
         # unfilled (writing them cost as much as coding)
         codes_t = small

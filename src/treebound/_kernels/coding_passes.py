@@ -144,3 +144,64 @@ def widen_codes(small, cols, codes):
         j = cols[h]
         for i in range(n8, n):
             codes[j, i] = small[i, h]
+
+
+@njit(**NO_NRT_JIT_OPTIONS)
+def plan_value_tables(lo, hi, integral, n_categories, limit, budget, max_bins, hist, table_cols,
+                      table_size, table_offset, counted, narrow, rest):
+    """Which columns get a value table, in one pass instead of a dozen numpy calls per fit.
+
+    A column is tabled when it is numeric (``n_categories[j] == 0``), all its values are
+    integers and ``hi[j] - lo[j] <= limit``, while the running total of those spans (the
+    columns before it included) stays within ``budget``. Fills, for the ``k`` tabled columns in
+    order: ``table_cols`` (their indices), ``table_size`` (``hi - lo + 1``), ``table_offset``
+    (``k + 1`` entries: where each table starts, then the total), ``counted`` (the values may
+    have to be binned: more than ``max_bins`` of them with ``hist``) and ``narrow`` (at most
+    256 values, not counted), and ``rest`` the ``d - k`` other columns in order; returns
+    ``k``. The output arrays hold at least ``d`` entries (``table_offset``: ``d + 1``)."""
+    total = 0
+    k = 0
+    table_offset[0] = 0
+    for j in range(lo.shape[0]):
+        span = hi[j] - lo[j]
+        if not (integral[j] and n_categories[j] == 0 and span <= limit):
+            rest[j - k] = j
+            continue
+        size = np.int64(span + 1.0)
+        total += size
+        if size <= 0 or total > budget:
+            rest[j - k] = j
+            continue
+        table_cols[k] = j
+        table_size[k] = size
+        table_offset[k + 1] = table_offset[k] + size
+        counted[k] = hist and size > max_bins
+        narrow[k] = size <= 256 and not counted[k]
+        k += 1
+    return k
+
+
+@njit(**NO_NRT_JIT_OPTIONS)
+def finish_layout(length, start, kind, n_codes, presorted, narrow_cols, value_offset,
+                  hist_features):
+    """The end of feature coding in one pass: ``value_offset[j]`` (the sum of ``length`` before
+    column ``j``), ``hist_features`` (the columns whose kind is not ``presorted`` and that have
+    at most 256 codes; the array holds at least ``d`` entries). Returns ``(total length, number
+    of hist features, whether start == value_offset, whether hist_features == narrow_cols)``."""
+    total = 0
+    starts_equal = True
+    n_hist = 0
+    for j in range(length.shape[0]):
+        value_offset[j] = total
+        starts_equal &= start[j] == total
+        total += length[j]
+        if kind[j] != presorted and n_codes[j] <= 256:
+            hist_features[n_hist] = j
+            n_hist += 1
+    same = n_hist == narrow_cols.shape[0]
+    if same:
+        for h in range(n_hist):
+            if hist_features[h] != narrow_cols[h]:
+                same = False
+                break
+    return total, n_hist, starts_equal, same
