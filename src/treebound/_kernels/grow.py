@@ -74,6 +74,7 @@ from treebound._kernels.growth_state import (
     GrowthParams,
     SampleOrder,
     TrainingData,
+    all_unit_weights,
     feature_layout,
     grown_for_split,
     new_nodes,
@@ -443,7 +444,7 @@ def grow_tree(codes, codes_t, n_codes, kind, lo_values, hi_values, value_offset,
     max_leaf_nodes, max_block_rows = int(max_leaf_nodes), int(max_block_rows)
     kind = np.asarray(kind, dtype=np.int64)
     n_codes = np.asarray(n_codes, dtype=np.int64)
-    unit_weights = bool(np.all(w == 1.0))
+    unit_weights = bool(all_unit_weights(w))
     if missing_code is None:
         missing_code = np.full(n_features, -1, dtype=np.int64)
     data = TrainingData(codes, codes_t, n_codes, kind, lo_values, hi_values, value_offset, y_cls,

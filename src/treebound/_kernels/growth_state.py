@@ -20,6 +20,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from treebound._config import NO_NRT_JIT_OPTIONS, njit
+
 KIND_PRESORTED = 0
 KIND_HISTOGRAM = 1
 KIND_CATEGORICAL = 2
@@ -208,35 +210,68 @@ def _grown(a: np.ndarray, length: int) -> np.ndarray:
     return out
 
 
+_INT64_MAX = np.iinfo(np.int64).max
+
+
+@njit(**NO_NRT_JIT_OPTIONS)
+def _layout_pass(kind, n_codes, width, presort_row, block_slot, slot_codes, hist_offset,
+                 count_offset):
+    """Fills the per-feature and per-slot arrays of :func:`feature_layout` (slot arrays: the
+    first ``n_block`` entries) in one pass; returns ``(n_presorted, n_block, block_size,
+    count_size, min_cells, cat_codes)``."""
+    n_presorted = n_block = block_size = count_size = cat_codes = 0
+    min_cells = _INT64_MAX
+    for f in range(kind.shape[0]):
+        if kind[f] == KIND_CATEGORICAL:
+            cat_codes += n_codes[f]
+        presort_row[f] = block_slot[f] = -1
+        if kind[f] == KIND_PRESORTED:
+            presort_row[f] = n_presorted
+            n_presorted += 1
+        elif n_codes[f] <= BLOCK_MAX_CODES:
+            block_slot[f] = n_block
+            cells = n_codes[f] * width
+            slot_codes[n_block] = n_codes[f]
+            hist_offset[n_block] = block_size
+            count_offset[n_block] = count_size
+            block_size += cells
+            count_size += n_codes[f]
+            # smallest histogram a block feature is searched with (categorical: always)
+            min_cells = min(min_cells, cells if kind[f] == KIND_HISTOGRAM else 0)
+            n_block += 1
+    return n_presorted, n_block, block_size, count_size, min_cells, cat_codes
+
+
+@njit(**NO_NRT_JIT_OPTIONS)
+def all_unit_weights(w):
+    """Whether every weight is exactly 1 (``np.all(w == 1.0)`` without the temporary)."""
+    for i in range(w.shape[0]):
+        if w[i] != 1.0:
+            return False
+    return True
+
+
 def feature_layout(kind, n_codes, width, unit_weights, max_block_rows) -> FeatureLayout:
-    """Presorted rows and histogram-block slots (features with few codes) of the features."""
-    presorted_f = kind == KIND_PRESORTED
-    in_block = ~presorted_f & (n_codes <= BLOCK_MAX_CODES)
-    # a feature's row / slot is the number of its kind before it (-1 for the other features)
-    presort_row = np.where(presorted_f, np.cumsum(presorted_f) - 1, -1)
-    block_slot = np.where(in_block, np.cumsum(in_block) - 1, -1)
-    n_presorted = int(presort_row.max(initial=-1)) + 1
-    n_block = int(block_slot.max(initial=-1)) + 1
-    slot_codes = n_codes[in_block]  # a copy (boolean indexing)
-    cells = slot_codes * width
-    block_size = int(cells.sum())
-    count_size = int(slot_codes.sum())
-    # smallest histogram a block feature is searched with (categorical features: always)
-    min_cells = int(np.where(kind[in_block] == KIND_HISTOGRAM, cells, 0).min()) if n_block \
-        else int(np.iinfo(np.int64).max)
+    """Presorted rows and histogram-block slots (features with few codes) of the features: a
+    feature's row / slot is the number of its kind before it (-1 for the other features).
+    ``kind`` and ``n_codes`` are int64 arrays."""
+    d = kind.shape[0]
+    rows = np.empty((5, d), dtype=np.int64)
+    n_presorted, n_block, block_size, count_size, min_cells, cat_codes = _layout_pass(
+        kind, n_codes, int(width), rows[0], rows[1], rows[2], rows[3], rows[4])
     use_blocks = n_block > 0 and max_block_rows >= 2
     return FeatureLayout(
-        presort_row=presort_row.astype(np.int64, copy=False),
-        block_slot=block_slot.astype(np.int64, copy=False),
-        hist_offset=np.cumsum(cells) - cells,
-        count_offset=np.cumsum(slot_codes) - slot_codes,
-        slot_codes=slot_codes,
+        presort_row=rows[0],
+        block_slot=rows[1],
+        hist_offset=rows[3, :n_block],
+        count_offset=rows[4, :n_block],
+        slot_codes=rows[2, :n_block],
         n_presorted=n_presorted,
         n_block=n_block,
         block_size=block_size,
         count_size=count_size if not unit_weights else 0,
         min_cells=min_cells,
-        cat_codes=int(n_codes[kind == KIND_CATEGORICAL].sum()),
+        cat_codes=cat_codes,
         max_block_rows=max_block_rows if use_blocks else 0,
     )
 
