@@ -19,6 +19,7 @@ from treebound._kernels import grow as _grow
 from treebound._kernels import growth_extensions as _ext
 from treebound._kernels import growth_state as _layout
 from treebound._kernels.sparse_growth import grow_sparse
+from treebound._kernels.tree_columns import node_columns
 
 CLASSIFICATION_CRITERIA = {
     "gini": _crit.GINI,
@@ -342,50 +343,53 @@ def _class_counts(nv, nf, monotonic: bool) -> np.ndarray:
 def _to_tree(ni, nf, nv, map_pool, n_categories, regression: bool, missing_code, *,
              n_outputs: int = 1, classes=None, criterion: int = -1,
              monotonic: bool = False) -> Tree:
-    first_child = ni[:, _layout.I_FIRST_CHILD].copy()
-    internal = first_child >= 0
-    # Keep only the category maps of tests that were applied, pooled in node order.
-    old_offsets = ni[:, _layout.I_CATEGORY_OFFSET]
-    feature = np.where(internal, ni[:, _layout.I_FEATURE], -1)
-    category_offset = np.full(first_child.shape[0], -1, dtype=np.int64)
-    # numeric tests: the child of the missing rows (route_binary); categorical ones: the slot
-    # of the missing code in the growth map (after the levels') when the feature had missing
-    # values, else the default rule (Tree.missing_child)
-    missing_child = np.where(internal, ni[:, _layout.I_MISSING], -1)
+    n_nodes = ni.shape[0]
+    first_child, n_children, feature, missing_child, n_node_samples = (
+        np.empty(n_nodes, dtype=np.int64) for _ in range(5))
+    threshold, weighted = np.empty(n_nodes), np.empty(n_nodes)
+    # numeric tests: the child of the missing rows (route_binary), decided by growth
+    categorical_test = node_columns(ni, nf, first_child, n_children, feature, missing_child,
+                                    n_node_samples, threshold, weighted)
+    category_offset = np.full(n_nodes, -1, dtype=np.int64)
     categorical_missing = []
-    pieces, pos = [], 0
-    for node in np.flatnonzero(internal & (old_offsets >= 0)):
-        width = int(n_categories[feature[node]])
-        pieces.append(map_pool[old_offsets[node] : old_offsets[node] + width])
-        category_offset[node] = pos
-        pos += width
-        if missing_code[feature[node]] >= 0:
-            categorical_missing.append((node, map_pool[old_offsets[node] + width]))
-    category_child = np.concatenate(pieces) if pieces else np.empty(0, dtype=np.int64)
-    value = _node_values(nf, nv, regression, n_outputs, classes, criterion, monotonic)
-    numeric_test = internal & (category_offset < 0)
-    # growth decided every numeric test's missing child; the default rule (Tree.missing_child)
-    # is needed only for categorical tests
-    categorical_test = bool((internal & ~numeric_test).any())
+    category_child = np.empty(0, dtype=np.int64)
+    if categorical_test:
+        # Keep only the category maps of tests that were applied, pooled in node order.
+        # Categorical tests: the slot of the missing code in the growth map (after the
+        # levels') when the feature had missing values, else the default rule
+        # (Tree.missing_child).
+        old_offsets = ni[:, _layout.I_CATEGORY_OFFSET]
+        pieces, pos = [], 0
+        for node in np.flatnonzero((first_child >= 0) & (old_offsets >= 0)):
+            width = int(n_categories[feature[node]])
+            pieces.append(map_pool[old_offsets[node] : old_offsets[node] + width])
+            category_offset[node] = pos
+            pos += width
+            if missing_code[feature[node]] >= 0:
+                categorical_missing.append((node, map_pool[old_offsets[node] + width]))
+        category_child = np.concatenate(pieces).astype(np.int64)
     tree = Tree(
         first_child=first_child,
-        n_children=np.where(internal, ni[:, _layout.I_N_CHILDREN], 0).astype(np.int64),
-        feature=feature.astype(np.int64),
-        threshold=np.where(internal & (category_offset < 0), nf[:, _layout.F_THRESHOLD], np.nan),
+        n_children=n_children,
+        feature=feature,
+        threshold=threshold,
         category_offset=category_offset,
-        category_child=category_child.astype(np.int64),
-        value=value,
+        category_child=category_child,
+        value=_node_values(nf, nv, regression, n_outputs, classes, criterion, monotonic),
         # 1 - sum p^2 and friends can round to -1e-16 on a pure node: an impurity is >= 0
         impurity=np.maximum(nf[:, _layout.F_IMPURITY], 0.0),
-        n_node_samples=ni[:, _layout.I_N_SAMPLES].copy(),
-        weighted_n_node_samples=nf[:, _layout.F_WEIGHT].copy(),
-        n_categories=np.asarray(n_categories, dtype=np.int64).copy(),
+        n_node_samples=n_node_samples,
+        weighted_n_node_samples=weighted,
+        n_categories=np.array(n_categories, dtype=np.int64),
         task="regression" if regression else "classification",
-        missing_child=None if categorical_test else missing_child.astype(np.int64),
+        # growth decided every numeric test's missing child; the default rule
+        # (Tree.missing_child) is needed only for categorical tests
+        missing_child=None if categorical_test else missing_child,
     )
     if not categorical_test:
         return tree
     default = tree.missing_child  # the rule for nodes without missing rows
+    numeric_test = (first_child >= 0) & (category_offset < 0)
     missing_child = np.where(numeric_test, missing_child, default)
     for node, slot in categorical_missing:
         missing_child[node] = slot
