@@ -257,8 +257,9 @@ def feature_layout(kind, n_codes, width, unit_weights, max_block_rows) -> Featur
     ``kind`` and ``n_codes`` are int64 arrays."""
     d = kind.shape[0]
     rows = np.empty((5, d), dtype=np.int64)
-    n_presorted, n_block, block_size, count_size, min_cells, cat_codes = _layout_pass(
-        kind, n_codes, int(width), rows[0], rows[1], rows[2], rows[3], rows[4])
+    # Python ints, also when the pass runs as plain Python (NUMBA_DISABLE_JIT=1)
+    n_presorted, n_block, block_size, count_size, min_cells, cat_codes = map(int, _layout_pass(
+        kind, n_codes, int(width), rows[0], rows[1], rows[2], rows[3], rows[4]))
     use_blocks = n_block > 0 and max_block_rows >= 2
     return FeatureLayout(
         presort_row=rows[0],
