@@ -16,6 +16,8 @@ import pandas as pd
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d
 
+from treebound._kernels.label_counts import label_range, mark_labels
+
 __all__ = ["fit_labels", "label_indices", "label_vector", "unknown_labels"]
 
 
@@ -119,7 +121,10 @@ def _small_integer_labels(y: np.ndarray):
     >>> classes.tolist(), indices.tolist()
     ([3, 5, 7], [2, 0, 2, 1])
     """
-    low, high = int(y.min()), int(y.max())
+    # int64 labels (the usual case) by compiled passes; the other types are rare enough not to
+    # be worth a compiled variant each
+    compiled = y.dtype == np.int64 and y.flags.c_contiguous
+    low, high = map(int, label_range(y)) if compiled else (int(y.min()), int(y.max()))
     span = 2 * y.shape[0] + 1024
     if high - low > span:
         return None, None
@@ -129,7 +134,12 @@ def _small_integer_labels(y: np.ndarray):
         offset = (y - y.dtype.type(low)).astype(np.intp)
     else:  # in int64: int8 -128 .. 127 spans 255
         offset = y.astype(np.int64) - low
-    present = np.flatnonzero(np.bincount(offset, minlength=high - low + 1))
+    if compiled and offset is y:
+        seen = np.zeros(high + 1, dtype=np.bool_)
+        mark_labels(y, seen)
+        present = np.flatnonzero(seen)
+    else:
+        present = np.flatnonzero(np.bincount(offset, minlength=high - low + 1))
     if low == 0 and present.shape[0] == high + 1:  # every label 0 .. high present
         return present.astype(y.dtype), offset
     index_of = np.zeros(high - low + 1, dtype=np.intp)
