@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import math
 
-from treebound.theory import PartitioningCache, _regimes
+from treebound.theory import PartitioningCache, TreeStructure, _regimes
 from treebound.theory.combinatorics import log_falling_factorial, logsumexp
 from treebound.theory.partitioning import ensure_log_tables
 
@@ -87,3 +87,19 @@ def loose_log_growth(structure, m, n_features, n_classes, paper=False):
     top = min(n_classes, structure.n_leaves, m)
     row = loose_log_values(structure, top, m, n_features, paper)
     return logsumexp([log_falling_factorial(n_classes, a) + row[a] for a in range(1, top + 1)])
+
+
+def random_shape(n_leaves, rng):
+    """A binary shape of ``n_leaves`` leaves, each split point drawn uniformly."""
+    if n_leaves == 1:
+        return TreeStructure.leaf()
+    k = int(rng.integers(1, n_leaves))
+    return TreeStructure.node(random_shape(k, rng), random_shape(n_leaves - k, rng))
+
+
+def random_pruning(shape, rng, p):
+    """``shape`` with each internal node turned into a leaf with probability ``p``."""
+    if shape.is_leaf or rng.random() < p:
+        return TreeStructure.leaf()
+    return TreeStructure.node(random_pruning(shape.left, rng, p),
+                              random_pruning(shape.right, rng, p))

@@ -144,26 +144,34 @@ def _check_against_oracle(model, oracle, band, certificates, chosen):
             assert value == pytest.approx(certificates[k], rel=1e-12)
 
 
+def _band_certificates(kw, X, y, band):
+    """The oracle of certified selection's choice: the weakest-link sequence of the tree grown
+    with ``kw`` and ``treebound.certify``'s certificate of each of its prunings in ``band``."""
+    from treebound import certify
+    from treebound.pruning.cost_complexity import weakest_link_sequence
+
+    grown = DecisionTreeClassifier(**kw).fit(X, y)
+    flat = grown.tree_.flat
+    sequence = weakest_link_sequence(flat, "error")
+    certificates = {}
+    for k in band:
+        grown.tree_ = flat.collapse(sequence.make_leaf(k))[0]
+        certificates[k] = certify(grown, X, y).risk_upper_bound
+    return sequence, certificates
+
+
 @pytest.mark.parametrize("seed", [0, 1])
 def test_certified_branch_and_bound_matches_every_candidate_certified(seed):
     """Larger trees, where Theorem 9's tables are computed and candidates are skipped: the
     choice is that of certifying every candidate of the band with ``treebound.certify`` (the
     path and its CV errors are checked against brute force above)."""
-    from treebound import certify
-    from treebound.pruning.cost_complexity import weakest_link_sequence
 
     X, y = _noisy(seed, n=300)
     kw = {"max_leaf_nodes": 25, "random_state": seed}
     model = DecisionTreeClassifier(pruning="certified", pruning_params={"n_folds": 5, "n_se": 2},
                                    **kw).fit(X, y)
-    grown = DecisionTreeClassifier(**kw).fit(X, y)
-    flat = grown.tree_.flat
-    sequence = weakest_link_sequence(flat, "error")
     band = model.pruning_info_["candidates"]
-    certificates = {}
-    for k in band:
-        grown.tree_ = flat.collapse(sequence.make_leaf(k))[0]
-        certificates[k] = certify(grown, X, y).risk_upper_bound
+    sequence, certificates = _band_certificates(kw, X, y, band)
     chosen = min(band, key=lambda k: (certificates[k], -k))
     oracle = {"n_leaves": sequence.n_leaves.tolist()}
     _check_against_oracle(model, oracle, band, certificates, chosen)
@@ -174,9 +182,7 @@ def test_certified_block_bounds_skip_only_candidates_that_cannot_win(monkeypatch
     """Multiclass rows, where the candidates' cheaper lower bounds fall short and the bounds
     over blocks of points decide: every lower bound below the candidate's certificate from
     ``treebound.certify``, and the choice that of certifying the whole band."""
-    from treebound import certify
     from treebound.pruning import certified
-    from treebound.pruning.cost_complexity import weakest_link_sequence
 
     calls = []
     block = certified._Candidate.block_lower_bound
@@ -188,14 +194,8 @@ def test_certified_block_bounds_skip_only_candidates_that_cannot_win(monkeypatch
     kw = {"max_leaf_nodes": 30, "random_state": 0}
     model = DecisionTreeClassifier(pruning="certified", pruning_params={"n_folds": 5, "n_se": 3},
                                    **kw).fit(X, y)
-    grown = DecisionTreeClassifier(**kw).fit(X, y)
-    flat = grown.tree_.flat
-    sequence = weakest_link_sequence(flat, "error")
     band = model.pruning_info_["candidates"]
-    certificates = {}
-    for k in band:
-        grown.tree_ = flat.collapse(sequence.make_leaf(k))[0]
-        certificates[k] = certify(grown, X, y).risk_upper_bound
+    sequence, certificates = _band_certificates(kw, X, y, band)
     chosen = min(band, key=lambda k: (certificates[k], -k))
     _check_against_oracle(model, {"n_leaves": sequence.n_leaves.tolist()}, band, certificates,
                           chosen)

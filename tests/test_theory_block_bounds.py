@@ -9,6 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from _theory_oracles import random_pruning, random_shape
 from treebound._kernels.block_bounds import block_lower_sums
 from treebound.theory import (
     PartitioningCache,
@@ -21,20 +22,6 @@ from treebound.theory._pruned_shapes import block_log_growth_lower_bound
 from treebound.theory._tables import log_merge_coefficients
 
 P = TreeStructure.parse
-
-
-def random_shape(n_leaves, rng):
-    if n_leaves == 1:
-        return TreeStructure.leaf()
-    k = int(rng.integers(1, n_leaves))
-    return TreeStructure.node(random_shape(k, rng), random_shape(n_leaves - k, rng))
-
-
-def random_pruning(shape, rng, p):
-    if shape.is_leaf or rng.random() < p:
-        return TreeStructure.leaf()
-    return TreeStructure.node(random_pruning(shape.left, rng, p),
-                              random_pruning(shape.right, rng, p))
 
 
 def _fill(cache, shape, rng, how, n_examples, n_features, n_classes):

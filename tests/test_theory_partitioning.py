@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from _theory_oracles import log_tables
+from _theory_oracles import log_tables, random_shape
 from treebound._kernels.partitioning import edge_deficit_sums, subtract_deficits
 from treebound.theory import (
     APPENDIX_A4_PERMUTATIONS,
@@ -36,13 +36,6 @@ def shapes(max_leaves):
         lambda children: st.tuples(children, children).map(lambda lr: TreeStructure.node(*lr)),
         max_leaves=max_leaves,
     )
-
-
-def random_shape(n_leaves, rng):
-    if n_leaves == 1:
-        return TreeStructure.leaf()
-    k = int(rng.integers(1, n_leaves))
-    return TreeStructure.node(random_shape(k, rng), random_shape(n_leaves - k, rng))
 
 
 def close_in_log(approx, exact_int):

@@ -7,6 +7,7 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from _theory_oracles import random_pruning, random_shape
 from treebound.theory import (
     PartitioningCache,
     TreeStructure,
@@ -17,21 +18,6 @@ from treebound.theory import (
 from treebound.theory._pruned_shapes import lost_halvings, pruned_log_growth_lower_bound
 
 P = TreeStructure.parse
-
-
-def random_shape(n_leaves, rng):
-    if n_leaves == 1:
-        return TreeStructure.leaf()
-    k = int(rng.integers(1, n_leaves))
-    return TreeStructure.node(random_shape(k, rng), random_shape(n_leaves - k, rng))
-
-
-def random_pruning(shape, rng, p):
-    """``shape`` with each internal node turned into a leaf with probability ``p``."""
-    if shape.is_leaf or rng.random() < p:
-        return TreeStructure.leaf()
-    return TreeStructure.node(random_pruning(shape.left, rng, p),
-                              random_pruning(shape.right, rng, p))
 
 
 def test_lost_halvings_counts_symmetry_broken_by_the_pruning():
