@@ -233,7 +233,7 @@ _MISSING = object()
 
 
 def _size_of(value) -> int:
-    if isinstance(value, np.ndarray):
+    if isinstance(value, np.ndarray) or hasattr(value, "nbytes"):
         return int(value.nbytes)
     if value and isinstance(value[0], list):
         return 32 * sum(len(row) for row in value)

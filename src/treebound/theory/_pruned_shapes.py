@@ -175,6 +175,7 @@ def block_log_growth_lower_bound(outer: TreeStructure, *, n_examples: int, n_fea
     step = -(-M // max(int(n_blocks), 1))
     grid = np.arange(0, M, step)  # below M: the children's tables reach M - 1
     store = cache._store("tight_log", n_features)
+    tails = cache._store("tight_tail", n_features)
     log_stirling = cache._log_stirling_upto(M, top)
     log_coef = cache._log_coef_upto(top)
     two_ell = 2 * n_features
@@ -201,10 +202,16 @@ def block_log_growth_lower_bound(outer: TreeStructure, *, n_examples: int, n_fea
             return memo[key]
         C = min(top, t.n_leaves)
         table = store.get(key)
+        tail = tails.get(key)
         if table is not None and table.shape[1] > grid[-1]:
             out = np.full((C + 1, grid.shape[0]), -np.inf)
             rows = min(C + 1, table.shape[0])
             out[:rows] = table[:rows][:, grid]
+        elif tail is not None and tail.low.shape[0] > 1:
+            # the polynomial tails a certified tree stored (theory/_tails.py): exact values
+            out = np.full((C + 1, grid.shape[0]), -np.inf)
+            rows = min(C + 1, tail.low.shape[0])
+            out[:rows] = tail.values_at(grid, log_stirling, rows)
         else:
             out = log_stirling[: C + 1, grid].copy()  # exact up to L (S(m, c) there)
             above = grid > t.n_leaves

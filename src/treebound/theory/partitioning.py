@@ -35,7 +35,7 @@ import numpy as np
 
 from treebound._options import VARIANTS as _VARIANTS
 from treebound._validation import check_integer as _check_int
-from treebound.theory import _costs, _tables
+from treebound.theory import _costs, _tables, _tails
 from treebound.theory._cache import PartitioningCache
 from treebound.theory._loose import loose_log_values
 from treebound.theory.combinatorics import (
@@ -124,11 +124,13 @@ def _log_prefix_rows(structure, store, prefix_store):
     return prefix
 
 
-def _tight_log_values(structure, n_parts_max, m, n_features, cache, clip=True):
+def _tight_log_values(structure, n_parts_max, m, n_features, cache, clip=True, tails=True):
     """``log pi^c(m)`` for ``c = 0..C`` at one ``m`` (root evaluated without building its table).
 
     With ``clip=False`` returns the unclipped, halved sums ``log 2^{-[l=r]} N_c(m)`` for
-    ``m > L`` (used by the VC-dimension search).
+    ``m > L`` (used by the VC-dimension search). With ``tails`` (and ``clip``), from the
+    subtrees' polynomial tails where they reach ``m`` (:mod:`._tails`: no table beyond their
+    anchors); ``tails=False`` builds the children's tables up to ``m - 1`` (the tests' oracle).
     """
     L = structure.n_leaves
     C = min(n_parts_max, L)
@@ -139,6 +141,11 @@ def _tight_log_values(structure, n_parts_max, m, n_features, cache, clip=True):
     log_stirling = cache._log_stirling_upto(m, C)
     if structure.is_leaf or m <= L:
         return log_stirling[: C + 1, m].copy()
+    if clip and tails:
+        values = _tails.tail_root_values(structure, C, m, n_features, cache,
+                                          _tables.log_node_table)
+        if values is not None:
+            return values
     left, right = structure.left, structure.right
     ensure_log_tables(left, C, m - 1, n_features, cache)
     ensure_log_tables(right, C, m - 1, n_features, cache)
