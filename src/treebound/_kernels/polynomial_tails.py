@@ -213,6 +213,19 @@ def _dot(x, y, lo, hi, offset):
 
 
 @njit(**JIT_OPTIONS)
+def _prefix_rows(values, first, n_rows, width):
+    """``out[r, x] = sum_{k=first}^{x} values[r, k]`` for rows ``1 .. n_rows``, ``x < width``."""
+    out = np.zeros((n_rows + 1, width + 1))
+    top = min(width, values.shape[1])
+    for r in range(1, n_rows + 1):
+        acc = 0.0
+        for k in range(first, top):
+            acc += values[r, k]
+            out[r, k] = acc
+    return out
+
+
+@njit(**JIT_OPTIONS)
 def low_node_table(left, right, n_leaves, left_leaves, right_leaves, same_children, two_ell,
                    coef, log_stirling, width):
     """A node's Theorem 9 table ``log pi^c(m)``, ``m <= width``, by direct sums in linear space.
@@ -239,26 +252,39 @@ def low_node_table(left, right, n_leaves, left_leaves, right_leaves, same_childr
     for b in range(1, n_b + 1):
         for j in range(min(width, right.shape[1] - 1) + 1):
             backward[b, width - j] = right[b, j]
+    # Row 1 is pi^1 = 1 from one point on: once every weight is 2 ell (m >= 2 ell), the pairs
+    # (1, b) and (a, 1) are 2 ell times prefix sums of the other child's row, from its leaves on.
+    prefix_left = _prefix_rows(left, left_leaves, n_a, width)
+    prefix_right = _prefix_rows(right, right_leaves, n_b, width)
     pairs = np.zeros((n_a + 1, n_b + 1))
     halve = 0.5 if same_children else 1.0
     for m in range(n_leaves + 1, width + 1):
         out[1, m] = 0.0
         k_lo, k_hi = left_leaves, m - right_leaves
-        binom = 1.0  # C(m, k) for k <= m / 2, no longer updated once it reaches 2 ell
-        for k in range(1, m // 2 + 1):
-            if binom < two_ell:
-                binom = binom * (m - k + 1) / k
-            weights[k] = binom if binom < two_ell else two_ell
-        for k in range(m // 2 + 1, k_hi + 1):
-            weights[k] = weights[m - k]
-        for a in range(1, n_a + 1):
-            for k in range(k_lo, k_hi + 1):
-                scaled[a, k] = weights[k] * left[a, k]
         # right[b, m - k] = backward[b, width - m + k]: both rows read forward along k
         start = width - m
-        for a in range(1, n_a + 1):
-            for b in range(1, n_b + 1):
-                pairs[a, b] = _dot(scaled[a], backward[b], k_lo, k_hi, start)
+        if m >= two_ell:  # C(m, k) >= m >= 2 ell for 1 <= k <= m - 1
+            pairs[1, 1] = two_ell * (k_hi - k_lo + 1)
+            for b in range(2, n_b + 1):
+                pairs[1, b] = two_ell * prefix_right[b, m - left_leaves]
+            for a in range(2, n_a + 1):
+                pairs[a, 1] = two_ell * prefix_left[a, m - right_leaves]
+                for b in range(2, n_b + 1):
+                    pairs[a, b] = two_ell * _dot(left[a], backward[b], k_lo, k_hi, start)
+        else:
+            binom = 1.0  # C(m, k) for k <= m / 2, no longer updated once it reaches 2 ell
+            for k in range(1, m // 2 + 1):
+                if binom < two_ell:
+                    binom = binom * (m - k + 1) / k
+                weights[k] = binom if binom < two_ell else two_ell
+            for k in range(m // 2 + 1, k_hi + 1):
+                weights[k] = weights[m - k]
+            for a in range(1, n_a + 1):
+                for k in range(k_lo, k_hi + 1):
+                    scaled[a, k] = weights[k] * left[a, k]
+            for a in range(1, n_a + 1):
+                for b in range(1, n_b + 1):
+                    pairs[a, b] = _dot(scaled[a], backward[b], k_lo, k_hi, start)
         for c in range(2, C + 1):
             total = 0.0
             for a in range(1, min(c, n_a) + 1):

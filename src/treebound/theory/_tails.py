@@ -93,8 +93,17 @@ class _Tail:
         return out
 
     def values(self, width, log_stirling, rows):
-        """:meth:`values_at` every ``k <= width``."""
-        return self.values_at(np.arange(width + 1), log_stirling, rows)
+        """:meth:`values_at` every ``k <= width`` (slices instead of an index array)."""
+        out = np.empty((rows, width + 1))
+        n = min(width + 1, self.first)
+        out[:, :n] = self.low[:rows, :n]
+        if width >= self.first:
+            tail = tail_log_values(self.first_coef[:rows], self.first, self.first, width)
+            out[0, self.first :] = -np.inf
+            out[1:, self.first :] = tail[1:]
+            np.minimum(out[2:, self.first :], log_stirling[2:rows, self.first : width + 1],
+                       out=out[2:, self.first :])
+        return out
 
 
 #: Largest log of a sum the linear-space kernel forms (``exp(700)`` is about ``1e304``).
