@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from treebound._kernels.prunings import collapse_order
+
 __all__ = ["collapse_tree"]
 
 
@@ -17,27 +19,17 @@ def collapse_tree(tree, make_leaf) -> tuple:
         raise ValueError(
             f"make_leaf must have one entry per node ({tree.n_nodes}), got {make_leaf.shape}"
         )
-    old_to_new = np.full(tree.n_nodes, -1, dtype=np.int64)
-    order = [0]
-    old_to_new[0] = 0
-    head = 0
-    new_first_child = [-1]
-    new_n_children = [0]
-    while head < len(order):
-        old = order[head]
-        start = tree.first_child[old]
-        if start >= 0 and not make_leaf[old]:
-            k = int(tree.n_children[old])
-            new_first_child[head] = len(order)
-            new_n_children[head] = k
-            for c in range(start, start + k):
-                old_to_new[c] = len(order)
-                order.append(c)
-                new_first_child.append(-1)
-                new_n_children.append(0)
-        head += 1
-    keep = np.asarray(order, dtype=np.int64)
-    first_child = np.asarray(new_first_child, dtype=np.int64)
+    n = tree.n_nodes
+    keep = np.empty(n, dtype=np.int64)
+    new_first_child = np.empty(n, dtype=np.int64)
+    new_n_children = np.empty(n, dtype=np.int64)
+    old_to_new = np.empty(n, dtype=np.int64)
+    # the breadth-first walk compiled (a Python loop over the nodes took most of the time)
+    n_kept = collapse_order(np.ascontiguousarray(tree.first_child, dtype=np.int64),
+                            np.ascontiguousarray(tree.n_children, dtype=np.int64), make_leaf,
+                            keep, new_first_child, new_n_children, old_to_new)
+    keep = keep[:n_kept].copy()
+    first_child = new_first_child[:n_kept].copy()
     internal = first_child >= 0
     feature = np.where(internal, tree.feature[keep], -1)
     threshold = np.where(internal, tree.threshold[keep], np.nan)
@@ -56,7 +48,7 @@ def collapse_tree(tree, make_leaf) -> tuple:
     category_child = (np.concatenate(pieces) if pieces else np.empty(0, dtype=np.int64))
     pruned = type(tree)(
         first_child=first_child,
-        n_children=np.asarray(new_n_children, dtype=np.int64),
+        n_children=new_n_children[:n_kept].copy(),
         feature=feature.astype(np.int64),
         threshold=threshold.astype(np.float64),
         category_offset=category_offset,

@@ -247,10 +247,11 @@ class WorkingTree:
 
 
 def finish(tree: Tree, make_leaf: np.ndarray, method: str, path, objective, started: float,
-           info: dict | None = None) -> PruningResult:
-    """The single rebuild: ``tree.collapse(make_leaf)`` packaged as a :class:`PruningResult`."""
+           info: dict | None = None, collapsed: tuple | None = None) -> PruningResult:
+    """The single rebuild: ``tree.collapse(make_leaf)`` packaged as a :class:`PruningResult`
+    (``collapsed``: that ``(tree, old_to_new)`` when the caller has it already)."""
     make_leaf = np.asarray(make_leaf, dtype=bool) & (tree.first_child >= 0)
-    pruned, old_to_new = tree.collapse(make_leaf)
+    pruned, old_to_new = tree.collapse(make_leaf) if collapsed is None else collapsed
     path = tuple((int(n), float(obj)) for n, obj in path)
     return PruningResult(tree=pruned, make_leaf=make_leaf, old_to_new=old_to_new, method=method,
                          path=path, objective=None if objective is None else float(objective),

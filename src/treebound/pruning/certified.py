@@ -42,6 +42,7 @@ from types import SimpleNamespace
 import numpy as np
 
 from treebound._flat._sklearn_view import as_flat
+from treebound._kernels.prunings import pruning_stops
 from treebound._resources import unlimited
 from treebound.certificates._compression import compress, threshold_rows
 from treebound.certificates._counting import log_shape_prior, seen_levels
@@ -205,15 +206,13 @@ def _nested_predictions(prunings, X):
         return [None] * len(prunings)
     outer_tree, outer_ids = max(prunings, key=lambda p: p[0].n_nodes)
     reached = outer_tree.apply(X)
-    n_outer = outer_tree.n_nodes
-    parent = outer_tree.parent
-    grown_of_outer = _grown_ids(outer_ids, n_outer)
+    first_child = np.ascontiguousarray(outer_tree.first_child, dtype=np.int64)
+    n_children = np.ascontiguousarray(outer_tree.n_children, dtype=np.int64)
+    grown_of_outer = _grown_ids(outer_ids, outer_tree.n_nodes)
     out = []
     for tree, ids in prunings:
         stop = ids[grown_of_outer]  # each node of the largest in this pruning (-1: dropped)
-        for node in range(1, n_outer):  # breadth-first ids: a parent before its children
-            if stop[node] < 0:
-                stop[node] = stop[parent[node]]
+        pruning_stops(first_child, n_children, stop)
         out.append(tree.majority_class[stop[reached]])
     return out
 
@@ -445,9 +444,9 @@ def prune_certified(tree, fold_trees, X, y, *, n_se: float = 0.6, risk: str = "e
             {"n_leaves": c.n_leaves, "cv_error": float(e), "cv_se": float(s)}
             for c, e, s in zip(extra, all_error[n_path:], all_se[n_path:], strict=True)]
         info["chosen_optimal"] = chosen >= n_path
-    if chosen < n_path:
+    if chosen < n_path:  # the candidate's own tree: collapsed once
         result = finish(tree, seq.make_leaf(chosen), "certified", path, certificates[position],
-                        started, info)
+                        started, info, collapsed=collapsed[position])
     else:
         result = PruningResult(tree=trees[position],
                                make_leaf=np.zeros(tree.n_nodes, dtype=bool),
