@@ -129,8 +129,13 @@ def log_test_counts(tree, n_levels, missing: bool = False) -> np.ndarray:
     n_levels = _check_levels(n_levels)
     log_binary = _log_binary_count(n_levels, missing)
     out = np.zeros(tree.n_nodes)
+    internal = tree.first_child >= 0
+    # every binary numeric test counts the same: set at once; the nodes with a category map to
+    # check or more than two children are walked in order (the first bad one is reported)
+    out[internal] = log_binary
     multiway_cache: dict[int, float] = {}
-    for i in np.flatnonzero(tree.first_child >= 0).tolist():
+    walked = internal & ((tree.category_offset >= 0) | (tree.n_children != 2))
+    for i in np.flatnonzero(walked).tolist():
         arity = int(tree.n_children[i])
         offset = int(tree.category_offset[i])
         if offset >= 0:

@@ -54,8 +54,8 @@ from treebound.theory.tail_inversion import (
     sample_compression_bound,
 )
 
-__all__ = ["BoundValue", "Sample", "gather_evidence", "log_growth_bound",
-           "hti_key", "log_growth_lower_bound", "pruned_growth_lower_bound",
+__all__ = ["BoundValue", "Sample", "compression_at_least", "gather_evidence",
+           "log_growth_bound", "hti_key", "log_growth_lower_bound", "pruned_growth_lower_bound",
            "theorem9_shape", "block_growth_lower_bound"]
 
 #: Theorem 9 is computed when (tree nodes) x (parts) x (points) is below this (about 0.1 s) and
@@ -304,15 +304,49 @@ def bound_compression(sample: Sample, delta: float) -> BoundValue:
         found = compress(sample.deployed, sample.wrong, sample.multiway)
     if isinstance(found, str):
         raise NotApplicable(found)
-    outside = np.ones(sample.m, dtype=bool)
-    outside[found.rows] = False
-    k_out = int(np.count_nonzero(sample.wrong & outside))
+    k_out = _errors_outside(sample, found)
     value = sample_compression_bound(sample.m, n_errors_outside=k_out, compression_size=found.size,
                                      log_message_prior=found.log_message_prior,
                                      delta=delta)
     return BoundValue(value, None, {"compression": value, "compression_size": found.size,
                                     "errors_outside": k_out,
                                     "log_message_prior": found.log_message_prior})
+
+
+def _errors_outside(sample: Sample, found) -> int:
+    """The sample's errors outside the compression set ``found``."""
+    outside = np.ones(sample.m, dtype=bool)
+    outside[found.rows] = False
+    return int(np.count_nonzero(sample.wrong & outside))
+
+
+def compression_at_least(sample: Sample, delta: float, value: float) -> bool:
+    """Whether the ``compression`` bound of the sample at ``delta`` is shown to be at least
+    ``value`` without inverting the binomial tail (certified selection compares a candidate's
+    ``hti`` bound with it, and the inversion costs tens of evaluations of the tail).
+
+    The bound is ``B(k', n, delta')`` with ``n = m - d`` rows outside the compression set,
+    ``k'`` errors among them and ``delta' = delta P(sigma, d) / C(m, d)`` (:func:`~treebound.
+    theory.tail_inversion.sample_compression_bound`): the largest ``p`` with
+    ``Bin(k'; n, p) >= delta'``, never rounded below it. ``Bin(k'; n, p)`` is at least the
+    point probability ``P(X = k')``, so a point probability at ``value`` above ``delta'`` (by a
+    margin far above the rounding of either) puts ``value`` at or below the bound. ``True``
+    only then; ``False`` says nothing (nor does a sample without a compression set)."""
+    found = sample.evidence.get("compression")
+    if found is None or isinstance(found, str) or not 0.0 < value < 1.0:
+        return False
+    m, d = sample.m, found.size
+    n = m - d
+    if n <= 0:
+        return True  # the bound is 1
+    k = _errors_outside(sample, found)
+    if k == n:
+        return True  # the bound is 1
+    log_choose = math.lgamma(m + 1.0) - math.lgamma(d + 1.0) - math.lgamma(n + 1.0)
+    log_delta = math.log(delta) + found.log_message_prior - log_choose
+    log_point = (math.lgamma(n + 1.0) - math.lgamma(k + 1.0) - math.lgamma(n - k + 1.0)
+                 + k * math.log(value) + (n - k) * math.log1p(-value))
+    return log_point >= log_delta + 1e-6 * (1.0 + abs(log_delta))
 
 
 def compression_from_counts(deployed, m: int, size: int, k_out: int, multiway: bool,

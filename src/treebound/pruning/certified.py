@@ -54,6 +54,7 @@ from treebound.certificates._methods import (
     Sample,
     block_growth_lower_bound,
     bound_compression,
+    compression_at_least,
     hti_key,
     log_growth_bound,
     log_growth_lower_bound,
@@ -68,9 +69,15 @@ from treebound.theory.tail_inversion import hypergeometric_tail_inversion_bound
 __all__ = ["candidate_certificate", "prune_certified"]
 
 
+#: A candidate's compression bound before it is computed.
+_UNKNOWN = object()
+
+
 class _Candidate:
     """One candidate tree with what its certificate reads from the rows (the predictions, the
-    compression set): the compression bound at once, the ``hti`` bound on demand."""
+    compression set): the bounds on demand, the compression bound only where a comparison
+    needs its value (:func:`~treebound.certificates._methods.compression_at_least` shows most
+    of them without it)."""
 
     def __init__(self, tree, X, y, delta, compression=compress, predicted=None):
         tree = as_flat(tree)
@@ -88,14 +95,29 @@ class _Candidate:
         # the closed form and the shape Theorem 9 counts (read by every bound below)
         self.shape = theorem9_shape(deployed, self.sample.m + self.ghost, multiway,
                                     DEFAULT_TABLE_BUDGET)
-        try:
-            compression = bound_compression(self.sample, self.half)
-        except NotApplicable:
-            self.compression = None  # no compression set for this tree: hti alone, as certify
-        else:
-            self.compression = compression.upper
-            # kept with the evidence: certificate_ of the chosen tree reads it (the same bound)
-            self.sample.evidence["compression_bound"] = {float(self.half): compression}
+        self._compression = _UNKNOWN
+
+    @property
+    def compression(self) -> float | None:
+        """The compression bound at ``delta / 2`` (``None``: no compression set for this tree,
+        ``hti`` alone, as ``certify``)."""
+        if self._compression is _UNKNOWN:
+            try:
+                found = bound_compression(self.sample, self.half)
+            except NotApplicable:
+                self._compression = None
+            else:
+                self._compression = found.upper
+                # kept with the evidence: certificate_ of the chosen tree reads it
+                self.sample.evidence["compression_bound"] = {float(self.half): found}
+        return self._compression
+
+    def _compression_below(self, hti: float) -> bool:
+        """Whether the compression bound is below ``hti`` (computed only when
+        :func:`~treebound.certificates._methods.compression_at_least` cannot rule it out)."""
+        if self._compression is _UNKNOWN and compression_at_least(self.sample, self.half, hti):
+            return False
+        return self.compression is not None and self.compression < hti
 
     def _hti(self, log_growth: float) -> float:
         # hti's upper side only (certify also inverts its lower side, which ranks nothing)
@@ -104,7 +126,7 @@ class _Candidate:
             ghost_size=self.ghost, log_prior=self.log_prior)
 
     def _at_most(self, hti: float) -> float:
-        return hti if self.compression is None else min(hti, self.compression)
+        return self.compression if self._compression_below(hti) else hti
 
     def certificate(self, cache=None) -> tuple[float, str]:
         """The certificate and the bound that gave it (``"hti"`` on ties, as ``certify``)."""
@@ -115,7 +137,7 @@ class _Candidate:
         # kept with the evidence: certificate_ of the chosen tree reads it (the same numbers)
         self.sample.evidence.setdefault("hti", {})[
             hti_key(self.half, self.ghost, DEFAULT_TABLE_BUDGET)] = (log_growth, how, hti)
-        if self.compression is not None and self.compression < hti:
+        if self._compression_below(hti):
             return self.compression, "compression"
         return hti, "hti"
 
