@@ -142,7 +142,8 @@ BAD_ARGUMENTS = [
     # vcdim
     (["vcdim", "((L,L)", "-l", "3"], "incomplete"),
     (["vcdim", "L", "-l", "0"], "n_features"),
-    (["vcdim", "((L,L),L)", "-l", "10", "-m", "1e9"], "memory"),
+    # many features: 2 ell above m, the tables up to m (a polynomial tail would start past it)
+    (["vcdim", "((L,L),L)", "-l", "100000000", "-m", "1e8"], "memory"),
     (["vcdim", "((L,L),L)", "-l", "10", "-m", "1e20"], "memory"),
     (["vcdim", "((L,L),L)", "-l", "10", "-m", "-5"], "--examples"),
     (["vcdim", "((L,L),L)", "-l", "10", "-m", "many"], "--examples"),

@@ -130,15 +130,19 @@ def _assert_one_line_refusal(exc_info, limit_text):
 
 # ---------------------------------------------------------------- the issue's cases refuse
 @pytest.mark.parametrize("leaves", [10, 100])
-def test_growth_function_at_ten_million_examples_refuses(leaves, no_work):
-    with pytest.raises(ResourceLimitError) as info:
-        log_growth_function_upper_bound(balanced(leaves), n_examples=10**7, n_features=10,
-                                        n_classes=2)
-    _assert_one_line_refusal(info, "1 GB")
+def test_growth_function_at_ten_million_examples_answers_without_tables(leaves, no_work):
+    """Ten million points once needed gigabytes of tables (refused); the polynomial tails
+    answer without building any table beyond their starts (no_work: the tables route fails)."""
+    value = log_growth_function_upper_bound(balanced(leaves), n_examples=10**7, n_features=10,
+                                            n_classes=2)
+    assert math.isfinite(value) and value > 0
 
 
-@pytest.mark.parametrize("m", [10**9, 10**20])
-def test_huge_sample_sizes_refuse(m, no_work):
+def test_a_billion_examples_answer_and_beyond_64_bits_refuse(no_work):
+    value = log_growth_function_upper_bound(TreeStructure.parse("((L,L),L)"), n_examples=10**9,
+                                            n_features=10, n_classes=2)
+    assert math.isfinite(value)
+    m = 10**20
     with pytest.raises(ResourceLimitError):
         log_growth_function_upper_bound(TreeStructure.parse("((L,L),L)"), n_examples=m,
                                         n_features=10, n_classes=2)

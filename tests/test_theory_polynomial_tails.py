@@ -172,3 +172,18 @@ def test_low_table_falls_back_before_overflow(monkeypatch):
     fallback = _tails._low_table(*args)
     assert len(calls) == 1
     _assert_same_logs(linear, fallback, tolerance=1e-12)
+
+
+def test_huge_samples_are_priced_by_the_tails():
+    """A million or a hundred million points: the tables up to m would need gigabytes (and
+    are refused under the default limit), the tails answer at once, increasing in m."""
+    shape = random_shape(50, np.random.default_rng(1))
+    values = [log_growth_function_upper_bound(shape, n_examples=m, n_features=10, n_classes=3)
+              for m in (10**4, 10**6, 10**8)]
+    assert all(math.isfinite(v) for v in values)
+    assert values[0] < values[1] < values[2]
+    # at 10**4 points the tables route is affordable: the same number
+    cache = PartitioningCache()
+    want = _table_values(shape, 3, 10**4, 10)
+    got = _tight_log_values(shape.canonical(), 3, 10**4, 10, cache)
+    _assert_same_logs(got, want)

@@ -63,7 +63,7 @@ class ResourceLimitError(ValueError):
     >>> try:
     ...     with resource_limits(max_memory="1M"):
     ...         log_growth_function_upper_bound(TreeStructure.full(3), n_examples=10**6,
-    ...                                         n_features=10, n_classes=2)
+    ...                                         n_features=10**6, n_classes=2)
     ... except ResourceLimitError as exc:
     ...     print(str(exc)[:60])
     log_growth_function_upper_bound (8 leaves, m=1000000, tight)

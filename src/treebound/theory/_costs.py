@@ -184,6 +184,32 @@ def check_tight_log(structure, n_parts_max: int, m: int, n_features: int, cache,
                            seconds=seconds + coef_seconds)
 
 
+def tail_route_cost(starts, n_parts: int) -> tuple[float, float]:
+    """``(bytes, seconds)`` of the polynomial tails (:mod:`treebound.theory._tails`) of the
+    shapes of ``starts`` (their starts, :func:`~treebound.theory._tails.tail_starts`): each
+    internal shape's table below its start by direct sums over the pairs of its children's
+    rows (priced like the tables' direct sums, an upper estimate: the tails' kernel runs in
+    linear space), its children's values up to there, and ``O(C^2 L^2)`` coefficients."""
+    memory = seconds = 0.0
+    for t, first in starts.items():
+        if t.is_leaf:
+            continue
+        rows = min(n_parts, t.n_leaves) + 1.0
+        pairs = float(min(n_parts, t.left.n_leaves) * min(n_parts, t.right.n_leaves))
+        memory += 3 * rows * (first + 1.0) * TABLE_BYTES_PER_CELL
+        seconds += TABLE_SECONDS + DIRECT_TERM_SECONDS * pairs * (
+            first * first / 2.0 + t.n_leaves * t.n_leaves)
+    return memory, seconds
+
+
+def check_tail_route(starts, n_parts_max: int, what: str) -> Deadline:
+    """The polynomial tails of the shapes of ``starts`` (see :func:`tail_route_cost`)."""
+    if unbounded():  # inside fitting and pruning: no estimate needed
+        return check_resources(what)
+    memory, seconds = tail_route_cost(starts, n_parts_max)
+    return check_resources(what, memory=memory, seconds=seconds)
+
+
 def check_exact(structure, n_parts_max: int, m: int, what: str) -> Deadline:
     """Exact (Python integer) tables of ``structure`` and its subtrees up to ``m``."""
     if unbounded():  # inside fitting and pruning: no estimate needed

@@ -48,6 +48,9 @@ from treebound._kernels.polynomial_tails import (
 )
 
 LOG2 = math.log(2.0)
+#: Most points the kernels take (their integers are 64-bit); beyond, the tables route's
+#: resource check answers (it refuses).
+MAX_POINTS = 2**62
 
 
 def _check_clip(anchor, coef, log_stirling_of):
@@ -178,9 +181,18 @@ def tail_root_values(structure, n_parts_max, m, n_features, cache, node_table):
     root = tails[structure]
     if root.first > m:  # stored by a call at a larger m
         return None
-    log_stirling = log_stirling_of(m, C)
-    out = log_stirling[: C + 1, m].copy()
+    out = np.full(C + 1, -np.inf)  # log S(m, 0) = -inf for m >= 1
     out[1:] = tail_log_values(root.first_coef, root.first, m, m)[1 : C + 1, 0]
-    out[2:] = np.minimum(out[2:], log_stirling[2 : C + 1, m])
+    if m < root.anchor:  # the clip may bind below the anchor (no Stirling table beyond it)
+        out[2:] = np.minimum(out[2:], log_stirling_of(m, C)[2 : C + 1, m])
     return out
 
+
+def tail_starts(structure, n_features) -> dict:
+    """Each distinct subtree's start before any clip check (every anchor is at least it):
+    where :func:`tail_root_values` can answer, and what its tables below cost. No table."""
+    start = {}
+    for t in structure._postorder():
+        start[t] = 1 if t.is_leaf else max(start[t.left] + start[t.right] - 1,
+                                           2 * n_features, t.n_leaves + 1)
+    return start

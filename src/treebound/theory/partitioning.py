@@ -138,14 +138,14 @@ def _tight_log_values(structure, n_parts_max, m, n_features, cache, clip=True, t
     table = store.get(structure)
     if clip and table is not None and table.shape[0] > C and table.shape[1] > m:
         return table[: C + 1, m].copy()
-    log_stirling = cache._log_stirling_upto(m, C)
     if structure.is_leaf or m <= L:
-        return log_stirling[: C + 1, m].copy()
+        return cache._log_stirling_upto(m, C)[: C + 1, m].copy()
     if clip and tails:
         values = _tails.tail_root_values(structure, C, m, n_features, cache,
                                           _tables.log_node_table)
         if values is not None:
             return values
+    log_stirling = cache._log_stirling_upto(m, C)
     left, right = structure.left, structure.right
     ensure_log_tables(left, C, m - 1, n_features, cache)
     ensure_log_tables(right, C, m - 1, n_features, cache)
@@ -252,12 +252,34 @@ def _check_cost(structure, n_parts_max, m, n_features, variant, cache, log_space
     return _costs.check_loose(structure, n_parts_max, m, log_space, what)
 
 
+def _tail_values(structure, n_parts_max, m, n_features, cache, what):
+    """The root's values from the polynomial tails when their starts reach ``m`` (priced by
+    their own cost, not the tables'); ``None`` otherwise."""
+    if structure.is_leaf or m <= structure.n_leaves or m > _tails.MAX_POINTS:
+        return None
+    starts = _tails.tail_starts(structure, n_features)
+    if starts[structure] > m:
+        return None
+    _costs.check_tail_route(starts, min(n_parts_max, structure.n_leaves),
+                            f"{what} ({structure.n_leaves} leaves, m={m}, tight)")
+    try:
+        return _tails.tail_root_values(structure, min(n_parts_max, structure.n_leaves), m,
+                                       n_features, cache, _tables.log_node_table)
+    finally:
+        cache.trim()
+
+
 def _values(structure, n_parts_max, m, n_features, variant, cache, log_space, what):
+    if variant == "tight" and log_space:
+        values = _tail_values(structure, n_parts_max, m, n_features, cache, what)
+        if values is not None:
+            return list(values)
     _check_cost(structure, n_parts_max, m, n_features, variant, cache, log_space, what)
     try:
         if variant == "tight":
             if log_space:
-                return list(_tight_log_values(structure, n_parts_max, m, n_features, cache))
+                return list(_tight_log_values(structure, n_parts_max, m, n_features, cache,
+                                              tails=False))
             return _tight_exact_values(structure, n_parts_max, m, n_features, cache)
         paper = variant == "loose_paper"
         if log_space:
