@@ -32,6 +32,7 @@ import math
 import numpy as np
 
 from treebound._config import JIT_OPTIONS, njit
+from treebound._kernels.array_copy import copy_prefix, copy_row
 
 PENALTY_SPATIALLY_ADAPTIVE = 0
 PENALTY_PER_LEAF = 1
@@ -135,7 +136,7 @@ def write_key(heap, bits, per_word, key):
 @njit(**JIT_OPTIONS)
 def child_key(key, s, old_heap, new_heap, bits, per_word, out):
     """Key of the cell that differs from ``key`` only in coordinate ``s``."""
-    out[:] = key[:]
+    copy_prefix(key, out, key.shape[0])
     shift = np.uint64((s % per_word) * bits)
     out[s // per_word] ^= (np.uint64(old_heap) << shift) ^ (np.uint64(new_heap) << shift)
 
@@ -206,7 +207,7 @@ def grow_table(keys, values, splits, exact):
     for old in range(keys.shape[0]):
         if keys[old, 0] != EMPTY_KEY:
             slot = find_slot(new_keys, keys[old])
-            new_keys[slot, :] = keys[old, :]
+            copy_row(keys, old, new_keys, slot)
             new_values[slot] = values[old]
             new_splits[slot] = splits[old]
             new_exact[slot] = exact[old]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from treebound._config import JIT_OPTIONS, njit
+from treebound._kernels.array_copy import copy_prefix, copy_row, copy_rows
 from treebound._kernels.dyadic import (
     COST_TOLERANCE,
     STATUS_BUDGET_EXCEEDED,
@@ -29,17 +30,17 @@ def _doubled(first_child, feature, boundary, counts, depth, seg_lo, seg_hi, cost
     capacity = 2 * first_child.shape[0]
     n = first_child.shape[0]
     grown = new_nodes(capacity, counts.shape[1])
-    grown[0][:n] = first_child
-    grown[1][:n] = feature
-    grown[2][:n] = boundary
-    grown[3][:n] = counts
-    grown[4][:n] = depth
+    copy_prefix(first_child, grown[0], n)
+    copy_prefix(feature, grown[1], n)
+    copy_prefix(boundary, grown[2], n)
+    copy_rows(counts, grown[3], n)
+    copy_prefix(depth, grown[4], n)
     new_lo = np.zeros(capacity, dtype=np.int64)
     new_hi = np.zeros(capacity, dtype=np.int64)
     new_cost = np.zeros(capacity, dtype=np.float64)
-    new_lo[:n] = seg_lo
-    new_hi[:n] = seg_hi
-    new_cost[:n] = cost
+    copy_prefix(seg_lo, new_lo, n)
+    copy_prefix(seg_hi, new_hi, n)
+    copy_prefix(cost, new_cost, n)
     return grown[0], grown[1], grown[2], grown[3], grown[4], new_lo, new_hi, new_cost
 
 
@@ -114,7 +115,7 @@ def solve_cyclic(columns, y, n_classes, resolution, kind, pen_a, pen_b, per_leaf
     head = 0
     while head < n_out:
         old = source[head]
-        out_counts[head, :] = counts[old, :]
+        copy_row(counts, old, out_counts, head)
         out_depth[head] = depth[old]
         if keep[old]:
             out_first[head] = n_out

@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 
 from treebound._config import JIT_OPTIONS, njit
+from treebound._kernels.array_copy import copy_prefix, copy_row
 from treebound._kernels.dyadic import (
     COST_TOLERANCE,
     EMPTY_KEY,
@@ -91,7 +92,7 @@ def _with_room(points, needed):
     while size < needed:
         size *= 2
     grown = np.empty(size, dtype=points.dtype)
-    grown[: points.shape[0]] = points
+    copy_prefix(points, grown, points.shape[0])
     return grown
 
 
@@ -111,16 +112,18 @@ def _push(grid, points, f, s, side, resolution, heap, levels, frame_key, key, se
             points[top] = i
             top += 1
     c = f + 1
-    heap[c, :] = heap[f, :]
-    levels[c, :] = levels[f, :]
+    copy_row(heap, f, heap, c)
+    copy_row(levels, f, levels, c)
     heap[c, s] = 2 * heap[f, s] + side
     levels[c, s] += 1
-    frame_key[c, :] = key[:]
+    for j in range(key.shape[0]):
+        frame_key[c, j] = key[j]
     seg_lo[c] = lo
     seg_hi[c] = top
     upper[c] = ub
     phase[c] = _ENTER
-    class_counts[c, :] = counts[f, s, side, :]
+    for j in range(class_counts.shape[1]):
+        class_counts[c, j] = counts[f, s, side, j]
     return c
 
 
@@ -317,7 +320,7 @@ def solve_free(columns, y, n_classes, resolution, active, kind, pen_a, pen_b, pe
             if 2 * n_cells > keys.shape[0]:
                 keys, values, splits, exact = grow_table(keys, values, splits, exact)
                 slot = find_slot(keys, frame_key[f])
-            keys[slot, :] = frame_key[f, :]
+            copy_row(frame_key, f, keys, slot)
         values[slot] = returned
         splits[slot] = best_split[f] if returned_exact else -1
         exact[slot] = returned_exact
@@ -378,7 +381,7 @@ def extract_free(columns, y, n_classes, resolution, keys, splits, exact, n_cells
             first_child[head] = n_nodes
             for side in range(2):
                 c = n_nodes + side
-                heap[c, :] = heap[head, :]
+                copy_row(heap, head, heap, c)
                 heap[c, s] = 2 * heap[head, s] + side
                 depth[c] = depth[head] + 1
             seg_lo[n_nodes] = seg_lo[head]

@@ -25,6 +25,7 @@ import math
 import numpy as np
 
 from treebound._config import INLINE_JIT_OPTIONS, JIT_OPTIONS, njit
+from treebound._kernels.array_copy import copy_rows
 
 NEG_INF = -np.inf
 LOG2 = math.log(2.0)
@@ -94,7 +95,7 @@ def reserve_rows(values, n_rows, extra):
     while n_rows + extra > capacity:
         capacity *= 2
     out = np.empty((capacity, values.shape[1]))
-    out[:n_rows] = values[:n_rows]
+    copy_rows(values, out, n_rows)
     return out
 
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 import numpy as np
 
 from treebound._config import JIT_OPTIONS, njit
+from treebound._kernels.array_copy import copy_row
 
 
 @njit(**JIT_OPTIONS)
@@ -236,8 +237,10 @@ def grow_population(
         c = best_class[chosen]
         pi = class_prob[c]
         new = n_leaves
-        counts[new] = counts[chosen]
-        alive[new] = alive[chosen]
+        for term in range(counts.shape[1]):
+            for cls in range(counts.shape[2]):
+                counts[new, term, cls] = counts[chosen, term, cls]
+        copy_row(alive, chosen, alive, new)
         alive[new, i] = False
         mass[new] = mass[chosen] * (1.0 - pi)
         counts[chosen, i, c] -= 1

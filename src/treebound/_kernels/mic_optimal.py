@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from treebound._config import JIT_OPTIONS, njit
+from treebound._kernels.array_copy import copy_prefix
 
 #: Profile id of "no term" and of the satisfied (all-zero) profile.
 ABSENT = 0
@@ -146,7 +147,7 @@ def _with_term_reduced(row, position, reduced, out):
         out[:] = ABSENT
         out[out.shape[0] - 1] = SATISFIED
         return
-    out[:] = row
+    copy_prefix(row, out, row.shape[0])
     i = position
     while i > 0 and out[i - 1] > reduced:
         out[i] = out[i - 1]

@@ -26,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from treebound._config import JIT_OPTIONS, NO_NRT_INLINE_JIT_OPTIONS, njit
+from treebound._kernels.array_copy import copy_prefix
 from treebound._kernels.criteria import (
     NO_RUNNING_SUMS,
     RUNNING_SUMS,
@@ -305,7 +306,8 @@ def _search(node, ints, floats, stats, params, seg_feat, seg_code, seg_sample, e
 @njit(**JIT_OPTIONS)
 def _grown(a, rows):
     out = np.empty((rows,) + a.shape[1:], dtype=a.dtype)
-    out[: a.shape[0]] = a
+    # both C-contiguous: a's rows are the start of out's, element for element
+    copy_prefix(a.reshape(a.size), out.reshape(out.size), a.size)
     return out
 
 
