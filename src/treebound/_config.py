@@ -219,6 +219,30 @@ def njit(*args, **options):
     return decorate
 
 
+def read_only(array):
+    """``array`` itself if it is read-only, else a read-only view of it (no copy).
+
+    numba compiles a kernel once for writable and once more for read-only arrays (scikit-learn
+    hands estimators read-only memory maps): callers pass the arrays a kernel only reads through
+    this, so each such kernel has one compiled variant.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> a = np.zeros(3)
+    >>> view = read_only(a)
+    >>> view.flags.writeable, a.flags.writeable, view.base is a
+    (False, True, True)
+    >>> read_only(view) is view
+    True
+    """
+    if not array.flags.writeable:
+        return array
+    view = array.view()
+    view.flags.writeable = False
+    return view
+
+
 #: Keyword arguments every ``@njit`` in ``treebound._kernels`` uses.
 JIT_OPTIONS: dict = {"cache": NUMBA_CACHE, "nogil": True}
 

@@ -23,6 +23,7 @@ import numpy as np
 import pandas as pd
 from sklearn.utils import check_array
 
+from treebound._config import read_only
 from treebound._flat._sparse import is_sparse, sparse_features
 from treebound._kernels.coding_passes import column_ranges
 from treebound._kernels.value_checks import HAS_INFINITE, range_flags, value_flags
@@ -258,13 +259,13 @@ class FeatureEncoder:
                 d = X.shape[1]
                 lo, hi = np.empty(d, dtype=np.float64), np.empty(d, dtype=np.float64)
                 integral = np.empty(d, dtype=np.bool_)
-                flags = range_flags(lo, hi, column_ranges(X, lo, hi, integral), limit)
+                flags = range_flags(lo, hi, column_ranges(read_only(X), lo, hi, integral), limit)
                 if not flags & HAS_INFINITE:  # else check_array words the error
                     return cls([None] * d, names), X, flags, (lo, hi, integral)
             X_enc = _numeric_matrix(X, "csc")
             flags = None
             if limit is not None and not is_sparse(X_enc):
-                flags = value_flags(X_enc, _ALL_COLUMNS, limit)
+                flags = value_flags(read_only(X_enc), _ALL_COLUMNS, limit)
             return cls([None] * X_enc.shape[1], names), X_enc, flags, None
         X = _as_table(X)
         n, d = X.shape
@@ -303,7 +304,7 @@ class FeatureEncoder:
         flags = None
         if limit is not None:
             numeric = np.flatnonzero(~np.asarray(categorical_mask, dtype=bool))
-            flags = value_flags(X_enc, numeric.astype(np.int64), limit) if numeric.size else 0
+            flags = value_flags(read_only(X_enc), numeric.astype(np.int64), limit) if numeric.size else 0
         return cls(categories, names, declared), X_enc, flags, None
 
     def transform(self, X, handle_unknown: str = "error") -> np.ndarray:
@@ -463,7 +464,7 @@ def _numeric_matrix(X, layout: str = "csr"):
     # X without infinity is what check_array would return unchanged; one compiled pass says so
     # (check_array's own checks cost more than coding a small X); any other X goes through it,
     # which also words its errors.
-    if _plain_float_matrix(X) and not value_flags(X, _ALL_COLUMNS, np.inf) & HAS_INFINITE:
+    if _plain_float_matrix(X) and not value_flags(read_only(X), _ALL_COLUMNS, np.inf) & HAS_INFINITE:
         return X
     return check_array(X, dtype=np.float64, order="C", ensure_all_finite="allow-nan",
                        ensure_2d=True, accept_sparse=False, input_name="X")

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from treebound._config import read_only
 from treebound._kernels.coding_passes import (
     column_ranges,
     finish_layout,
@@ -134,7 +135,7 @@ def code_features(X_enc: np.ndarray, n_categories: np.ndarray, splitter: str, ma
     if ranges is None:
         lo_x, hi_x = np.empty(d, dtype=np.float64), np.empty(d, dtype=np.float64)
         integral = np.empty(d, dtype=np.bool_)
-        column_ranges(X, lo_x, hi_x, integral)
+        column_ranges(read_only(X), lo_x, hi_x, integral)
     else:
         lo_x, hi_x, integral = ranges
     # Small-range integer columns (the common case) are coded by value tables in row-major

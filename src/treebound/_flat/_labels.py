@@ -16,6 +16,7 @@ import pandas as pd
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import column_or_1d
 
+from treebound._config import read_only
 from treebound._kernels.label_counts import label_range, mark_labels
 
 __all__ = ["fit_labels", "label_indices", "label_vector", "unknown_labels"]
@@ -124,7 +125,7 @@ def _small_integer_labels(y: np.ndarray):
     # int64 labels (the usual case) by compiled passes; the other types are rare enough not to
     # be worth a compiled variant each
     compiled = y.dtype == np.int64 and y.flags.c_contiguous
-    low, high = map(int, label_range(y)) if compiled else (int(y.min()), int(y.max()))
+    low, high = map(int, label_range(read_only(y))) if compiled else (int(y.min()), int(y.max()))
     span = 2 * y.shape[0] + 1024
     if high - low > span:
         return None, None
@@ -136,7 +137,7 @@ def _small_integer_labels(y: np.ndarray):
         offset = y.astype(np.int64) - low
     if compiled and offset is y:
         seen = np.zeros(high + 1, dtype=np.bool_)
-        mark_labels(y, seen)
+        mark_labels(read_only(y), seen)
         present = np.flatnonzero(seen)
     else:
         present = np.flatnonzero(np.bincount(offset, minlength=high - low + 1))

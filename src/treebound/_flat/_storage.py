@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.sparse import csr_matrix, vstack
 
+from treebound._config import read_only
 from treebound._flat._collapse import collapse_tree
 from treebound._flat._missing import default_missing_child
 from treebound._flat._sparse import canonical_csr, is_sparse, row_blocks
@@ -392,7 +393,7 @@ class Tree:
             out = np.empty(X.shape[0], dtype=np.int64)
             apply_csr(*self._routing_arrays(), X.indptr, X.indices, X.data, out)
             return out
-        X = _as_float_matrix(X)
+        X = read_only(_as_float_matrix(X))  # one compiled variant of each kernel below
         out = np.empty(X.shape[0], dtype=np.int64)
         next_base, feature, threshold, category_offset, category_child, missing = \
             self._routing_arrays()

@@ -15,6 +15,7 @@ from sklearn.base import clone
 from sklearn.utils import Bunch, compute_sample_weight
 from sklearn.utils.validation import check_is_fitted
 
+from treebound._config import read_only
 from treebound._flat._sklearn_view import SklearnTree, as_flat, feature_importances
 from treebound._kernels.value_checks import HAS_BEYOND_LIMIT, HAS_INFINITE, value_flags
 from treebound.pruning.cost_complexity import cost_complexity_path
@@ -50,7 +51,7 @@ def check_float32_range(X_enc: np.ndarray, n_categories: np.ndarray) -> None:
             values = np.ascontiguousarray(values).reshape(values.shape[0], -1)
         columns = (np.empty(0, dtype=np.int64) if numeric.all()
                    else np.flatnonzero(numeric).astype(np.int64))
-    refuse_beyond_float32(value_flags(values, columns, FLOAT32_MAX))
+    refuse_beyond_float32(value_flags(read_only(values), columns, FLOAT32_MAX))
 
 
 def refuse_beyond_float32(flags: int) -> None:
