@@ -206,6 +206,21 @@ def test_the_sparse_codes_are_the_ranks_of_the_dense_columns(n_rows, n_features,
         np.testing.assert_array_equal(high, distinct)
 
 
+@pytest.mark.parametrize(("n_features", "n_distinct", "dtype"), [
+    (40, 30, np.int16), (33_000, 30, np.int32), (40, 33_000, np.int32)])
+def test_feature_and_code_indices_take_one_width(n_features, n_distinct, dtype):
+    """The entries' feature and code indices are both 16-bit or both 32-bit (the growth kernel
+    then has two compiled variants, not four), the narrowest holding the larger of the two."""
+    from treebound._flat._sparse_coding import code_sparse_features
+
+    rows = np.arange(n_distinct)  # n_distinct values in the first column, one in the last
+    X = sp.csc_matrix((np.append(rows + 1.0, 1.0), (np.append(rows, 0),
+                                                    np.append(rows * 0, n_features - 1))),
+                      shape=(n_distinct, n_features))
+    coded = code_sparse_features(X, "best", 255, 2)
+    assert coded.seg_feat.dtype == dtype and coded.seg_code.dtype == dtype
+
+
 @pytest.mark.slow
 def test_wide_indices_past_16_bits_give_the_same_tree():
     """Past 32,767 features or codes a column the entries' indices are 32-bit: the same tree

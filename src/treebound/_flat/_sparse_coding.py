@@ -27,9 +27,9 @@ class SparseCodedFeatures:
     """The stored entries of a sparse matrix, coded, as the growth kernel reads them.
 
     The entries come sorted by (feature, code, row): the root's segment. The indices are the
-    narrowest that hold them from 16 bits up (``seg_feat`` and ``seg_code`` int16 below 32,768
-    features and codes a column), so the coding costs 8 bytes an entry on a typical sparse
-    matrix. A rank code's value is not stored: it is read from the input matrix
+    narrowest that hold them from 16 bits up (``seg_feat`` and ``seg_code`` both int16 below
+    32,768 features and codes a column, else both int32), so the coding costs 8 bytes an entry
+    on a typical sparse matrix. A rank code's value is not stored: it is read from the input matrix
     (``x_indptr``, ``x_indices``, ``x_data``, compressed columns with sorted rows; the value of
     an entry having that code), and only the histogram's binned columns, whose bins merge
     values, keep tables of their bins' smallest and largest values.
@@ -87,8 +87,10 @@ def code_sparse_features(X: sp.spmatrix | sp.sparray, splitter: str, max_bins: i
     count_sparse_codes(X.indptr, X.indices, X.data, n, n_codes, zero_code, n_stored)
     seg_start = np.concatenate([[0], np.cumsum(n_stored)]).astype(np.int64)
     n_entries = int(seg_start[-1])
-    seg_feat = np.empty(n_entries, dtype=narrowest_signed(max(d - 1, 1)))
-    seg_code = np.empty(n_entries, dtype=narrowest_signed(int(n_codes.max(initial=1))))
+    # one type for both: two compiled variants of the growth kernel (16 and 32 bits), not four
+    index_dtype = narrowest_signed(max(d - 1, int(n_codes.max(initial=1)), 1))
+    seg_feat = np.empty(n_entries, dtype=index_dtype)
+    seg_code = np.empty(n_entries, dtype=index_dtype)
     seg_sample = np.empty(n_entries, dtype=np.int32)
     fill_sparse_codes(X.indptr, X.indices, X.data, zero_code, seg_start, seg_feat, seg_code,
                       seg_sample)
