@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from treebound._config import JIT_OPTIONS, njit
-from treebound._kernels.array_copy import copy_prefix
+from treebound._kernels.array_copy import copy_prefix, copy_row
 
 #: Profile id of "no term" and of the satisfied (all-zero) profile.
 ABSENT = 0
@@ -88,7 +88,8 @@ def _find_or_add(row, bits, rows, n_rows, n_literals, profile_literals, slots):
         slot = (slot + 1) & (n_slots - 1)
     slots[slot, 0] = key
     slots[slot, 1] = n_rows
-    rows[n_rows] = row
+    for j in range(row.shape[0]):
+        rows[n_rows, j] = row[j]
     literals = 0
     for value in row:
         literals += profile_literals[value]
@@ -122,7 +123,8 @@ def _rehash(slots, n_slots):
 def _grown(array, new_length):
     """``array`` copied into a larger one along the first axis (the rest left uninitialised)."""
     out = np.empty((new_length,) + array.shape[1:], dtype=array.dtype)
-    out[: array.shape[0]] = array
+    # both C-contiguous: array's rows are the start of out's, element for element
+    copy_prefix(array.reshape(array.size), out.reshape(out.size), array.size)
     return out
 
 
@@ -266,7 +268,7 @@ def _topological(rows, n_literals, move_start, move_false, move_true, move_class
     sorted_start = np.zeros(n_states + 1, dtype=np.int64)
     for s in range(n_states):
         new = position[s]
-        sorted_rows[new] = rows[s]
+        copy_row(rows, s, sorted_rows, new)
         # Ascending ids = the canonical term order: the same products in the same order as
         # treebound.mic._states.leaf_error, hence bit-identical values.
         p0 = 1.0
