@@ -6,6 +6,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from treebound._config import read_only
 from treebound._flat._labels import _small_integer_labels, fit_labels
 from treebound._kernels.label_counts import label_range, mark_labels
 
@@ -28,9 +29,10 @@ def test_small_integer_labels_match_unique(labels, dtype, strided):
         np.testing.assert_array_equal(got_indices, inverse)
 
 
+@settings(deadline=None)  # the first example may compile the kernels
 @given(st.lists(st.integers(0, 30), min_size=1, max_size=50))
 def test_label_kernels_match_numpy(labels):
-    y = np.array(labels, dtype=np.int64)
+    y = read_only(np.array(labels, dtype=np.int64))  # as the callers pass labels
     assert tuple(map(int, label_range(y))) == (int(y.min()), int(y.max()))
     seen = np.zeros(int(y.max()) + 1, dtype=np.bool_)
     mark_labels(y, seen)

@@ -55,7 +55,7 @@ def kernel_group(module: str) -> list[str]:
     Examples
     --------
     >>> kernel_group("mic")
-    ['mic']
+    ['array_copy', 'mic']
     >>> "criteria" in kernel_group("grow") and "mic" not in kernel_group("grow")
     True
     """
