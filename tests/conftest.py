@@ -34,24 +34,28 @@ def _compiles_into_a_cache() -> bool:
 
 def pytest_configure(config):
     """Before the test processes of a parallel run of the whole suite start (``make test``),
-    compile the growth kernels they all need into the on-disk cache, one process per group
+    compile the kernels they need into the on-disk cache, one process per lane of groups
     (``_kernel_warmup.py`` says why). Nothing to do for one process, for a chosen set of tests or
     when the cache is already warm (the processes then load the kernels in a few seconds)."""
     if (hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None)
             or config.args_source is not pytest.Config.ArgsSource.TESTPATHS
             or not _compiles_into_a_cache()):
         return
-    from _kernel_warmup import GROUPS
+    from _kernel_warmup import LANES
 
+    # as many processes as test processes (the lanes of a smaller count run one after another)
+    n_processes = max(1, min(int(config.option.numprocesses), len(LANES)))
+    lanes = [sum(LANES[i::n_processes], []) for i in range(n_processes)]
     start = time.perf_counter()
-    processes = [subprocess.Popen([sys.executable, str(_WARMUP), group],
+    processes = [subprocess.Popen([sys.executable, str(_WARMUP), *lane],
                                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                  stderr=subprocess.DEVNULL) for group in GROUPS]
-    # a group that fails is compiled (and its error shown) by the tests that need it
-    failed = [group for group, process in zip(GROUPS, processes, strict=True) if process.wait()]
-    _warmup_note.append(f"kernel warm-up: {len(GROUPS)} groups side by side in "
+                                  stderr=subprocess.DEVNULL) for lane in lanes]
+    # a lane that fails is compiled (and its error shown) by the tests that need it
+    failed = [" ".join(lane) for lane, process in zip(lanes, processes, strict=True)
+              if process.wait()]
+    _warmup_note.append(f"kernel warm-up: {len(lanes)} processes side by side in "
                         f"{time.perf_counter() - start:.0f} s"
-                        + (f" ({', '.join(failed)} failed)" if failed else ""))
+                        + (f" ({'; '.join(failed)} failed)" if failed else ""))
 
 
 def pytest_report_header(config):
