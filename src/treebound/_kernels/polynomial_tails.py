@@ -15,19 +15,7 @@ import math
 import numpy as np
 
 from treebound._config import JIT_OPTIONS, njit
-from treebound._kernels.partitioning import NEG_INF
-
-
-@njit(**JIT_OPTIONS)
-def _log_add(a, b):
-    """``log(exp(a) + exp(b))``."""
-    if a == NEG_INF:
-        return b
-    if b == NEG_INF:
-        return a
-    if a >= b:
-        return a + math.log1p(math.exp(b - a))
-    return b + math.log1p(math.exp(a - b))
+from treebound._kernels.partitioning import NEG_INF, log_add
 
 
 @njit(**JIT_OPTIONS)
@@ -56,7 +44,7 @@ def shift_tail(coef, shift):
             acc = NEG_INF
             for u in range(v, width):
                 if coef[c, u] != NEG_INF and binom[u - v] != NEG_INF:
-                    acc = _log_add(acc, coef[c, u] + binom[u - v])
+                    acc = log_add(acc, coef[c, u] + binom[u - v])
             out[c, v] = acc
     return out
 
@@ -122,7 +110,7 @@ def tail_node_sums(low_left, low_right, tail_left, tail_right, left_leaves, righ
                     continue
                 for j in range(deg_r + 1):
                     if tail_right[b, j] != NEG_INF:
-                        conv[i + j + 1] = _log_add(conv[i + j + 1],
+                        conv[i + j + 1] = log_add(conv[i + j + 1],
                                                    tail_left[a, i] + tail_right[b, j])
             for c in range(max(a, b, 2), min(C, a + b) + 1):
                 coef = log_coef[a, b, c]
@@ -130,7 +118,7 @@ def tail_node_sums(low_left, low_right, tail_left, tail_right, left_leaves, righ
                     continue
                 for u in range(1, D + 1):
                     if conv[u] != NEG_INF:
-                        middle[c, u] = _log_add(middle[c, u], coef + conv[u])
+                        middle[c, u] = log_add(middle[c, u], coef + conv[u])
     out = shift_tail(middle, anchor - anchor_left - anchor_right + 1)
     # k < anchor_left: pi_l^a(k) times the right polynomial at m - k = (m - anchor) + s_k
     w_left = _edge_weights(low_left, left_leaves, anchor_left - 1, anchor - anchor_right, deg_r,
@@ -146,19 +134,19 @@ def tail_node_sums(low_left, low_right, tail_left, tail_right, left_leaves, righ
                 for j in range(v, deg_r + 1):
                     x = tail_right[b, j] + w_left[a, j - v]
                     if x != NEG_INF:
-                        edge[v] = _log_add(edge[v], x)
+                        edge[v] = log_add(edge[v], x)
             for v in range(deg_l + 1):
                 for i in range(v, deg_l + 1):
                     x = tail_left[a, i] + w_right[b, i - v]
                     if x != NEG_INF:
-                        edge[v] = _log_add(edge[v], x)
+                        edge[v] = log_add(edge[v], x)
             for c in range(max(a, b, 2), min(C, a + b) + 1):
                 coef = log_coef[a, b, c]
                 if coef == NEG_INF:
                     continue
                 for v in range(D + 1):
                     if edge[v] != NEG_INF:
-                        out[c, v] = _log_add(out[c, v], coef + edge[v])
+                        out[c, v] = log_add(out[c, v], coef + edge[v])
     return out
 
 
