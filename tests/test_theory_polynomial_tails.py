@@ -23,8 +23,7 @@ P = TreeStructure.parse
 
 def _tail_values(shape, n_parts, m, n_features, cache=None):
     cache = PartitioningCache() if cache is None else cache
-    return _tails.tail_root_values(shape.canonical(), n_parts, m, n_features, cache,
-                                   _tables.log_node_table)
+    return _tails.tail_root_values(shape.canonical(), n_parts, m, n_features, cache)
 
 
 def _table_values(shape, n_parts, m, n_features):
@@ -147,7 +146,7 @@ def test_low_node_table_equals_the_tables_route(seed, n_features, n_parts, width
                                   node.right, low_left, low_right, rows, width, n_features,
                                   log_stirling, log_coef)
     got = _tails._low_table(node, low_left, low_right, rows, width, n_features, log_stirling,
-                            log_coef, _tables.log_node_table)
+                            log_coef)
     _assert_same_logs(got, want, tolerance=1e-12)
 
 
@@ -159,13 +158,15 @@ def test_low_table_falls_back_before_overflow(monkeypatch):
     low_left = ensure_log_tables(node.left, 3, 300, 3, cache)
     low_right = ensure_log_tables(node.right, 3, 300, 3, cache)
     calls = []
+    tables_route = _tables.log_node_table
 
     def route(*args):
         calls.append(args)
-        return _tables.log_node_table(*args)
+        return tables_route(*args)
 
+    monkeypatch.setattr(_tables, "log_node_table", route)
     args = (node, low_left, low_right, 3, 300, 3, cache._log_stirling_upto(300, 3),
-            cache._log_coef_upto(3), route)
+            cache._log_coef_upto(3))
     linear = _tails._low_table(*args)
     assert not calls
     monkeypatch.setattr(_tails, "LINEAR_LOG_LIMIT", 5.0)

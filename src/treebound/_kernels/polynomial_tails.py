@@ -50,10 +50,28 @@ def shift_tail(coef, shift):
 
 
 @njit(**JIT_OPTIONS)
+def _log_sum_of_sums(x, y):
+    """``log sum_i exp(x[i] + y[i])`` over ``x``'s length in two passes (the largest term,
+    then one ``exp`` per term); ``-inf`` when every term is."""
+    top = NEG_INF
+    for i in range(x.shape[0]):
+        v = x[i] + y[i]
+        if v > top:
+            top = v
+    if top == NEG_INF:
+        return NEG_INF
+    acc = 0.0
+    for i in range(x.shape[0]):
+        v = x[i] + y[i]
+        if v != NEG_INF:
+            acc += math.exp(v - top)
+    return top + math.log(acc)
+
+
+@njit(**JIT_OPTIONS)
 def _edge_weights(low, first, last, shift_base, degree, n_rows):
     """``W[a, t] = log sum_{k=first}^{last} pi^a(k) C(shift_base - k, t)``, ``t <= degree``
-    (``low[a, k] = log pi^a(k)``); two passes per entry (the largest term, then one ``exp``
-    per term), the rows' binomials computed once per ``k``."""
+    (``low[a, k] = log pi^a(k)``); the rows' binomials computed once per ``k``."""
     n_k = last - first + 1
     out = np.full((n_rows + 1, degree + 1), NEG_INF)
     if n_k <= 0:
@@ -63,19 +81,7 @@ def _edge_weights(low, first, last, shift_base, degree, n_rows):
         _log_binomials(shift_base - (first + i), degree, binom[i])
     for a in range(1, n_rows + 1):
         for t in range(degree + 1):
-            top = NEG_INF
-            for i in range(n_k):
-                v = low[a, first + i] + binom[i, t]
-                if v > top:
-                    top = v
-            if top == NEG_INF:
-                continue
-            acc = 0.0
-            for i in range(n_k):
-                v = low[a, first + i] + binom[i, t]
-                if v != NEG_INF:
-                    acc += math.exp(v - top)
-            out[a, t] = top + math.log(acc)
+            out[a, t] = _log_sum_of_sums(low[a, first : last + 1], binom[:, t])
     return out
 
 
@@ -160,19 +166,7 @@ def tail_log_values_at(coef, anchor, points):
     for i in range(points.shape[0]):
         _log_binomials(points[i] - anchor, width - 1, binom)
         for c in range(n_rows):
-            top = NEG_INF
-            for v in range(width):
-                x = coef[c, v] + binom[v]
-                if x > top:
-                    top = x
-            if top == NEG_INF:
-                continue
-            acc = 0.0
-            for v in range(width):
-                x = coef[c, v] + binom[v]
-                if x != NEG_INF:
-                    acc += math.exp(x - top)
-            out[c, i] = top + math.log(acc)
+            out[c, i] = _log_sum_of_sums(coef[c], binom)
     return out
 
 

@@ -46,11 +46,18 @@ from treebound._kernels.polynomial_tails import (
     tail_log_values_at,
     tail_node_sums,
 )
+from treebound.theory import _tables
 
 LOG2 = math.log(2.0)
 #: Most points the kernels take (their integers are 64-bit); beyond, the tables route's
 #: resource check answers (it refuses).
 MAX_POINTS = 2**62
+
+
+def _start(left_anchor, right_anchor, n_leaves, two_ell) -> int:
+    """Where a node's polynomial starts (module docstring): below ``left_anchor + right_anchor -
+    1`` the two children's tables overlap in the sum, below ``2 ell`` the weights vary."""
+    return max(left_anchor + right_anchor - 1, two_ell, n_leaves + 1)
 
 
 def _check_clip(anchor, coef, log_stirling_of):
@@ -113,8 +120,7 @@ class _Tail:
 LINEAR_LOG_LIMIT = 700.0
 
 
-def _low_table(t, low_left, low_right, rows, width, n_features, log_stirling, log_coef,
-               node_table):
+def _low_table(t, low_left, low_right, rows, width, n_features, log_stirling, log_coef):
     """``t``'s table up to ``width``: by :func:`~treebound._kernels.polynomial_tails.
     low_node_table` in linear space when no sum can overflow there (its terms are at most the
     children's largest values times ``2 ell`` times the merge counts, ``m`` terms a pair),
@@ -123,18 +129,18 @@ def _low_table(t, low_left, low_right, rows, width, n_features, log_stirling, lo
     count = math.log(2 * n_features) + math.log(max(width, 1)) + 2 * math.log(rows + 1)
     coef = log_coef[: rows + 1, : rows + 1, : rows + 1]
     if 2 * top + count + float(np.max(coef)) >= LINEAR_LOG_LIMIT:
-        return node_table(t.n_leaves, t.left.n_leaves, t.right.n_leaves, t.left is t.right,
-                          low_left, low_right, rows, width, n_features, log_stirling, log_coef)
+        return _tables.log_node_table(t.n_leaves, t.left.n_leaves, t.right.n_leaves,
+                                      t.left is t.right, low_left, low_right, rows, width,
+                                      n_features, log_stirling, log_coef)
     return low_node_table(np.exp(low_left[:, :width]), np.exp(low_right[:, :width]),
                           t.n_leaves, t.left.n_leaves, t.right.n_leaves, t.left is t.right,
                           float(2 * n_features), np.exp(coef),
                           np.ascontiguousarray(log_stirling[: rows + 1]), width)
 
 
-def tail_root_values(structure, n_parts_max, m, n_features, cache, node_table):
+def tail_root_values(structure, n_parts_max, m, n_features, cache):
     """``log pi^c(m)`` for ``c = 0 .. min(C, L)`` from the subtrees' polynomial tails, or ``None``
-    when some anchor would exceed ``m`` (``node_table``: :func:`~treebound.theory._tables.
-    log_node_table`, the tables route for the values below the anchors)."""
+    when some anchor would exceed ``m``."""
     if structure.is_leaf or m <= structure.n_leaves:
         return None
     C = min(n_parts_max, structure.n_leaves)
@@ -159,15 +165,14 @@ def tail_root_values(structure, n_parts_max, m, n_features, cache, node_table):
             tails[t] = store[t] = _Tail(low, 1, coef, 1, coef)
             continue
         left, right = tails[t.left], tails[t.right]
-        # below left.anchor + right.anchor - 1 the two children's tables overlap in the sum
-        first = max(left.anchor + right.anchor - 1, two_ell, t.n_leaves + 1)
+        first = _start(left.anchor, right.anchor, t.n_leaves, two_ell)
         if first > m:
             return None
         log_stirling = log_stirling_of(first, C)
         low_left = left.values(first - 1, log_stirling, min(C, t.left.n_leaves) + 1)
         low_right = right.values(first - 1, log_stirling, min(C, t.right.n_leaves) + 1)
         low = _low_table(t, low_left, low_right, rows, first - 1, n_features, log_stirling,
-                         log_coef, node_table)
+                         log_coef)
         coef = tail_node_sums(low_left, low_right, left.coef, right.coef, t.left.n_leaves,
                               t.right.n_leaves, left.anchor, right.anchor, first, log_coef,
                               C)[: rows + 1]
@@ -193,6 +198,6 @@ def tail_starts(structure, n_features) -> dict:
     where :func:`tail_root_values` can answer, and what its tables below cost. No table."""
     start = {}
     for t in structure._postorder():
-        start[t] = 1 if t.is_leaf else max(start[t.left] + start[t.right] - 1,
-                                           2 * n_features, t.n_leaves + 1)
+        start[t] = 1 if t.is_leaf else _start(start[t.left], start[t.right], t.n_leaves,
+                                              2 * n_features)
     return start

@@ -141,8 +141,7 @@ def _tight_log_values(structure, n_parts_max, m, n_features, cache, clip=True, t
     if structure.is_leaf or m <= L:
         return cache._log_stirling_upto(m, C)[: C + 1, m].copy()
     if clip and tails:
-        values = _tails.tail_root_values(structure, C, m, n_features, cache,
-                                          _tables.log_node_table)
+        values = _tails.tail_root_values(structure, C, m, n_features, cache)
         if values is not None:
             return values
     log_stirling = cache._log_stirling_upto(m, C)
@@ -264,7 +263,7 @@ def _tail_values(structure, n_parts_max, m, n_features, cache, what):
                             f"{what} ({structure.n_leaves} leaves, m={m}, tight)")
     try:
         return _tails.tail_root_values(structure, min(n_parts_max, structure.n_leaves), m,
-                                       n_features, cache, _tables.log_node_table)
+                                       n_features, cache)
     finally:
         cache.trim()
 
